@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Build the patched tree at build/xen.
+#
+#   build-xen.sh hypervisor debug    build/xen/xen/xen{,.gz}, CONFIG_DEBUG=y
+#   build-xen.sh hypervisor release  build/xen-release/xen/xen{,.gz}, defconfig
+#   build-xen.sh tools               build/xen/dist/install
+#
+# Builds are incremental.  What was built last is only marked as done
+# (TREE/.xen-bigvm-*.ok) once the build succeeded; a failed build removes the
+# mark and the output it would vouch for.
+# Environment: JOBS (default: number of CPUs), NONET (a command prefix that
+# cuts the network off, e.g. "unshare -n"; the Makefile sets it when possible).
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+TREE=${TREE:-$top/build/xen}
+JOBS=${JOBS:-$(nproc)}
+NONET=${NONET:-}
+
+die() { echo "build-xen: $*" >&2; exit 1; }
+
+[ -d "$TREE/.git" ] || die "$TREE: no patched tree (run 'make pq-import')"
+
+# Keep a pyenv or venv python3-config out of the build (issue seen here).
+export PATH=/usr/bin:/bin:$PATH
+
+hypervisor() {
+    local flavour=$1 dir=$TREE ok
+    if [ "$flavour" = release ]; then
+        dir=$top/build/xen-release
+        # A second checkout of the same commit: an in-tree build of its own,
+        # updated file by file so that it stays incremental.
+        if [ ! -d "$dir" ]; then
+            git -C "$TREE" worktree prune
+            git -C "$TREE" worktree add -q --detach "$dir" HEAD
+        fi
+        git -C "$dir" checkout -q --detach "$(git -C "$TREE" rev-parse HEAD)"
+        # Uncommitted edits in build/xen are built too.
+        git -C "$TREE" diff HEAD -- xen | git -C "$dir" apply --allow-empty 2>/dev/null ||
+            git -C "$TREE" diff HEAD -- xen | git -C "$dir" apply
+    fi
+    ok=$dir/.xen-bigvm-hypervisor-$flavour.ok
+    rm -f "$ok"
+    if [ ! -f "$dir/xen/.config" ] || ! grep -q "^# xen-bigvm $flavour" "$dir/xen/.config"; then
+        $NONET make -s -C "$dir/xen" defconfig >/dev/null
+        if [ "$flavour" = debug ]; then
+            sed -i 's/^# CONFIG_DEBUG is not set$/CONFIG_DEBUG=y/' "$dir/xen/.config"
+            $NONET make -s -C "$dir/xen" olddefconfig >/dev/null
+        fi
+        echo "# xen-bigvm $flavour" >> "$dir/xen/.config"
+    fi
+    if ! $NONET make -j"$JOBS" -C "$dir/xen" >"$dir/xen-$flavour.log" 2>&1; then
+        tail -n 30 "$dir/xen-$flavour.log" >&2
+        rm -f "$dir/xen/xen" "$dir/xen/xen.gz"
+        die "hypervisor ($flavour) build failed; log: $dir/xen-$flavour.log"
+    fi
+    touch "$ok"
+    echo "build-xen: hypervisor ($flavour): $dir/xen/xen, $dir/xen/xen.gz"
+}
+
+tools() {
+    local ok=$TREE/.xen-bigvm-tools.ok
+    rm -f "$ok"
+    cd "$TREE"
+    if [ ! -f config/Tools.mk ] || [ configure -nt config/Tools.mk ]; then
+        $NONET ./configure PYTHON=/usr/bin/python3 --prefix=/usr \
+            --disable-stubdom --disable-docs --disable-qemu-traditional \
+            --with-system-qemu=/usr/bin/qemu-system-i386 --disable-seabios \
+            --disable-rombios --disable-ipxe --disable-ocamltools \
+            --disable-golang --disable-pvshim --disable-xsmpolicy \
+            --with-xenstored=xenstored >"$TREE/configure.log" 2>&1 ||
+            { tail -n 20 "$TREE/configure.log" >&2; die "tools configure failed; log: $TREE/configure.log"; }
+    fi
+    if ! $NONET make -j"$JOBS" dist-tools >"$TREE/tools.log" 2>&1; then
+        tail -n 30 "$TREE/tools.log" >&2
+        die "tools build failed; log: $TREE/tools.log"
+    fi
+    touch "$ok"
+    echo "build-xen: tools: $TREE/dist/install"
+}
+
+case "${1:-}" in
+hypervisor)
+    case "${2:-}" in
+    debug|release) hypervisor "$2" ;;
+    *) die "usage: build-xen.sh hypervisor debug|release" ;;
+    esac ;;
+tools) tools ;;
+*) die "usage: build-xen.sh hypervisor debug|release | tools" ;;
+esac

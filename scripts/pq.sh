@@ -1,0 +1,184 @@
+#!/usr/bin/env bash
+# Patch queue round trip, in the manner of `gbp pq`:
+#
+#   pq.sh import TREE   TREE becomes a git repository of the base with one
+#                       commit per patch of patches/series (git am).  An
+#                       existing TREE is reused (build outputs kept) unless
+#                       it holds work that was never exported.
+#   pq.sh export TREE   patches/ and patches/series are regenerated from the
+#                       commits base..HEAD of TREE.
+#   pq.sh status TREE   exit 0 when TREE is what the series describes, 1 if
+#                       it must be imported again, 2 if it holds unexported
+#                       work (it says which).
+#
+# The base is the pinned Debian orig tarball, or XEN_SRC=/path (a Xen 4.17
+# tree of the user's).  Environment: PATCHES (default patches/), CACHE
+# (default build/cache), XEN_SRC.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+PATCHES=${PATCHES:-$top/patches}
+CACHE=${CACHE:-$top/build/cache}
+STAMP=xen-bigvm-pq          # under TREE/.git: "series-hash base-id head"
+
+die() { echo "pq: $*" >&2; exit 1; }
+
+# Every git call is independent of the user's configuration.
+g() {
+    git -C "$tree" -c core.abbrev=12 -c diff.renames=false \
+        -c diff.noprefix=false -c diff.mnemonicPrefix=false \
+        -c format.signature= -c format.numbered=false \
+        -c core.autocrlf=false -c user.name=xen-bigvm -c user.email=pq@xen-bigvm.invalid \
+        -c commit.gpgsign=false "$@"
+}
+
+series_files() {
+    [ -f "$PATCHES/series" ] || die "$PATCHES/series: missing"
+    sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$PATCHES/series" | grep -v '^$' || true
+}
+
+series_hash() {
+    {
+        series_files
+        series_files | while read -r p; do cat "$PATCHES/$p"; done
+    } | sha256sum | cut -c1-16
+}
+
+base_id() {
+    if [ -n "${XEN_SRC:-}" ]; then
+        echo "src:$(cd "$XEN_SRC" 2>/dev/null && pwd || echo "$XEN_SRC")"
+    else
+        echo "deb:${XEN_DEB_VERSION:-4.17.5+72-g01140da4e8-1}"
+    fi
+}
+
+# Unpack the base into $1 (which must not exist).
+make_base() {
+    local dest=$1
+    if [ -z "${XEN_SRC:-}" ]; then
+        "$top/scripts/fetch-base.sh" "$CACHE" "$dest" >&2
+        return
+    fi
+    [ -d "$XEN_SRC" ] || die "XEN_SRC=$XEN_SRC: no such directory"
+    [ -f "$XEN_SRC/xen/Makefile" ] && [ -f "$XEN_SRC/tools/Makefile" ] ||
+        die "XEN_SRC=$XEN_SRC: not a Xen source tree (no xen/Makefile, tools/Makefile)"
+    local ver
+    ver=$(awk '$1 == "export" && $2 == "XEN_VERSION" { v = $4 }
+               $1 == "export" && $2 == "XEN_SUBVERSION" { s = $4 }
+               END { print v "." s }' "$XEN_SRC/xen/Makefile")
+    [ "$ver" = 4.17 ] || die "XEN_SRC=$XEN_SRC: Xen $ver, the series is for 4.17"
+    mkdir -p "$dest"
+    if git -C "$XEN_SRC" rev-parse --show-toplevel >/dev/null 2>&1 &&
+       [ "$(cd "$(git -C "$XEN_SRC" rev-parse --show-toplevel)" && pwd)" = "$(cd "$XEN_SRC" && pwd)" ]; then
+        # A checkout: its tracked files as they are in the working tree.
+        (cd "$XEN_SRC" && git ls-files -z | tar --null -T - -cf -) | tar -xf - -C "$dest"
+    else
+        (cd "$XEN_SRC" && tar --exclude=.git -cf - .) | tar -xf - -C "$dest"
+    fi
+}
+
+# Apply the series on top of the base commit.
+apply_series() {
+    local p
+    for p in $(series_files); do
+        [ -f "$PATCHES/$p" ] || die "$PATCHES/series names $p, which does not exist"
+        if ! g am -q --keep-cr --committer-date-is-author-date "$PATCHES/$p" >/dev/null 2>&1; then
+            g am --abort >/dev/null 2>&1 || true
+            return 1
+        fi
+    done
+}
+
+write_stamp() {
+    echo "$(series_hash) $(base_id) $(g rev-parse HEAD)" > "$tree/.git/$STAMP"
+}
+
+# 0 = matches the series, 1 = stale but safe to re-import, 2 = unexported work
+status() {
+    [ -d "$tree/.git" ] && [ -f "$tree/.git/$STAMP" ] || return 1
+    local hash base head
+    read -r hash base head < "$tree/.git/$STAMP"
+    if [ "$(g rev-parse HEAD)" != "$head" ]; then
+        echo "pq: $tree has commits that are not in $PATCHES (run 'make pq-export' to keep them)" >&2
+        return 2
+    fi
+    if [ -n "$(g status --porcelain --untracked-files=no)" ]; then
+        echo "pq: $tree has uncommitted changes to tracked files" >&2
+        return 2
+    fi
+    [ "$hash" = "$(series_hash)" ] && [ "$base" = "$(base_id)" ] || return 1
+    return 0
+}
+
+import() {
+    local rc=0
+    status || rc=$?
+    case $rc in
+    0) echo "pq: $tree is up to date with $PATCHES/series"; return 0 ;;
+    2) [ -n "${FORCE:-}" ] || die "refusing to import over unexported work in $tree (FORCE=1 discards it)" ;;
+    esac
+
+    if [ -d "$tree/.git" ] && [ -f "$tree/.git/$STAMP" ] &&
+       [ "$(cut -d' ' -f2 "$tree/.git/$STAMP")" = "$(base_id)" ]; then
+        # Same base: rewind in place so that unchanged files keep their
+        # timestamps and the next build is incremental.
+        rm -f "$tree/.git/$STAMP"
+        g am --abort >/dev/null 2>&1 || true
+        g reset -q --hard base
+    else
+        tmp=$tree.import.$$    # global: the EXIT trap needs it
+        rm -rf "$tmp"
+        trap 'rm -rf "$tmp"' EXIT
+        make_base "$tmp"
+        tree=$tmp
+        g init -q -b base-only
+        g add -A -f .
+        GIT_AUTHOR_DATE='2000-01-01T00:00:00Z' GIT_COMMITTER_DATE='2000-01-01T00:00:00Z' \
+            g commit -q -m "base: $(base_id)"
+        g tag base
+        g checkout -q -b patches
+        tree=${tmp%.import.*}
+        rm -rf "$tree"
+        mv "$tmp" "$tree"
+        trap - EXIT
+    fi
+
+    if ! apply_series; then
+        local bad
+        bad=$(for p in $(series_files); do echo "$p"; done |
+              sed -n "$(( $(g rev-list --count base..HEAD) + 1 ))p")
+        g reset -q --hard base
+        die "$bad does not apply to $(base_id) (tree left at the base)"
+    fi
+    write_stamp
+    echo "pq: $tree: base + $(g rev-list --count base..HEAD) patches from $PATCHES/series"
+}
+
+export_() {
+    [ -d "$tree/.git" ] || die "$tree is not a patch-queue tree (run 'make pq-import')"
+    g rev-parse -q --verify base >/dev/null || die "$tree has no 'base' tag"
+    tmp=$(mktemp -d "$PATCHES/.export.XXXXXX")
+    trap 'rm -rf "$tmp"' EXIT
+    g format-patch -q --no-signature --zero-commit --full-index --no-numbered \
+        --no-renames --diff-algorithm=myers -o "$tmp" base..HEAD >/dev/null ||
+        die "git format-patch failed"
+    (cd "$tmp" && ls -1 -- *.patch 2>/dev/null) > "$tmp/series" || true
+    # Replace the queue: old patches that are no longer in it go.
+    local p
+    for p in $(series_files); do rm -f "$PATCHES/$p"; done
+    mv "$tmp"/*.patch "$PATCHES"/ 2>/dev/null || true
+    mv "$tmp/series" "$PATCHES/series"
+    rm -rf "$tmp"
+    trap - EXIT
+    write_stamp
+    echo "pq: exported $(wc -l < "$PATCHES/series") patches to $PATCHES"
+}
+
+[ $# -eq 2 ] || die "usage: pq.sh import|export|status TREE"
+tree=$2
+case $1 in
+import) import ;;
+export) export_ ;;
+status) status ;;
+*) die "usage: pq.sh import|export|status TREE" ;;
+esac

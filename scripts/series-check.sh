@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Build the series patch by patch: after each patch of patches/series the
+# debug hypervisor (and the tools, when the patch touches tools/ or the
+# public headers) must build.  Uses its own tree, build/series-check, and
+# builds it incrementally from one patch to the next.  Names the first patch
+# that breaks the build and exits 1.
+# Environment: PATCHES, XEN_SRC, JOBS, NONET as for pq.sh / build-xen.sh;
+# TREE (default build/series-check).
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+export TREE=${TREE:-$top/build/series-check}
+PATCHES=${PATCHES:-$top/patches}
+
+FORCE=1 "$top/scripts/pq.sh" import "$TREE"
+mapfile -t commits < <(git -C "$TREE" rev-list --reverse base..HEAD)
+mapfile -t names < <(sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$PATCHES/series" | grep -v '^$')
+n=${#commits[@]}
+[ "$n" = "${#names[@]}" ] || { echo "series-check: $n commits for ${#names[@]} patches" >&2; exit 1; }
+
+tools_built=
+for i in "${!commits[@]}"; do
+    c=${commits[$i]}
+    name="${names[$i]}"
+    git -C "$TREE" checkout -q --detach "$c"
+    what=hypervisor
+    if git -C "$TREE" diff-tree --no-commit-id --name-only -r "$c" |
+       grep -q -e '^tools/' -e '^xen/include/public/' -e '^xen/lib/'; then
+        what="hypervisor+tools"
+    fi
+    # Once the tools were built for one patch, keep them building for the
+    # rest: a later hypervisor-only patch can still break them.
+    fail=
+    "$top/scripts/build-xen.sh" hypervisor debug >/dev/null || fail=1
+    if [ -z "$fail" ] && { [ "$what" != hypervisor ] || [ -n "$tools_built" ]; }; then
+        "$top/scripts/build-xen.sh" tools >/dev/null || fail=1
+    fi
+    if [ -n "$fail" ]; then
+        echo "series-check: FAIL at patch $((i + 1))/$n: $name" >&2
+        git -C "$TREE" checkout -q patches
+        exit 1
+    fi
+    [ "$what" = hypervisor ] || tools_built=1
+    echo "series-check: ok $((i + 1))/$n ($what) $name"
+done
+git -C "$TREE" checkout -q patches
+echo "series-check: all $n patches build on their own"

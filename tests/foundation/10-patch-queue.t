@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# The patch queue: well-formed patches, a lossless import/export round trip,
+# and a series that applies to the pinned base with git am and patch -p1.
+. "$(dirname "$0")/../lib/tap.sh"
+set -u
+
+work=$(mktemp -d "$BUILD/test-pq.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+export CACHE=$BUILD/cache
+
+mapfile -t series < <(sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$TOP/patches/series" | grep -v '^$')
+on_disk=$(cd "$TOP/patches" && ls -1 -- *.patch | sort)
+is "$(printf '%s\n' "${series[@]}" | sort)" "$on_disk" "series names exactly the patch files in patches/"
+ok "series is not empty" [ "${#series[@]}" -gt 0 ]
+
+for p in "${series[@]}"; do
+    f=$TOP/patches/$p
+    subj=$(sed -n 's/^Subject: \[PATCH\] //p' "$f" | head -n1)
+    ok "$p: subject is 'area: summary'" grep -qE '^[a-zA-Z0-9_./,{} -]+: [^ ]' <<<"$subj"
+    # Body: the lines between the headers and the '---' separator.
+    body=$(awk '/^$/ && !inbody { inbody = 1; next } inbody && /^---$/ { exit } inbody' "$f" |
+           grep -vc -e '^Signed-off-by:' -e '^$')
+    ok "$p: body says why (>= 3 lines, got $body)" [ "$body" -ge 3 ]
+    ok "$p: Signed-off-by" grep -q '^Signed-off-by: ' "$f"
+done
+
+# Round trip: import then export with no edits is a no-op.
+"$TOP/scripts/pq.sh" import "$work/tree" >/dev/null
+rc=$?
+is "$rc" 0 "pq import into a fresh tree"
+is "$(git -C "$work/tree" rev-list --count base..HEAD)" "${#series[@]}" "one commit per patch"
+mkdir "$work/patches"
+cp "$TOP/patches/series" "$TOP/patches/"*.patch "$work/patches/"
+PATCHES=$work/patches "$TOP/scripts/pq.sh" export "$work/tree" >/dev/null
+ok "import then export reproduces patches/ byte for byte" diff -r "$TOP/patches" "$work/patches"
+
+# A developer's commit is not lost by a second import.
+echo "/* local */" >> "$work/tree/README"
+git -C "$work/tree" -c user.name=t -c user.email=t@t commit -qam "local: edit"
+out=$("$TOP/scripts/pq.sh" import "$work/tree" 2>&1)
+rc=$?
+ok "import refuses to drop unexported commits (rc=$rc)" [ "$rc" = 1 ]
+ok "and says so: $out" grep -q "unexported work" <<<"$out"
+
+# The same series with plain patch(1), in series order, on a pristine base.
+"$TOP/scripts/fetch-base.sh" "$CACHE" "$work/plain" >/dev/null
+fail=
+for p in "${series[@]}"; do
+    patch -s -p1 -d "$work/plain" < "$TOP/patches/$p" || { fail=$p; break; }
+done
+is "$fail" "" "every patch applies with patch -p1 in series order"
+git -C "$work/tree" reset -q --hard HEAD~1
+ok "patch -p1 and git am give the same tree" \
+    diff -r -x .git "$work/plain" "$work/tree"
+
+done_testing

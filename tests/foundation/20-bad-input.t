@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# A bad XEN_SRC or a tarball with the wrong sha256 stops with one line that
+# names the problem, exit status 1, and nothing left behind that looks built.
+. "$(dirname "$0")/../lib/tap.sh"
+set -u
+
+work=$(mktemp -d "$BUILD/test-bad.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# expect_fail NAME PATTERN ENV... : pq import into a fresh tree must fail.
+expect_fail() {
+    local name=$1 pattern=$2 out rc
+    shift 2
+    out=$(env "$@" "$TOP/scripts/pq.sh" import "$work/tree" 2>&1 >/dev/null)
+    rc=$?
+    is "$rc" 1 "$name: exit status 1"
+    is "$(printf '%s\n' "$out" | wc -l)" 1 "$name: one line of error"
+    ok "$name: message names the problem: $out" grep -q -- "$pattern" <<<"$out"
+    ok "$name: no tree left behind" \
+        test -z "$(ls -d "$work"/tree* 2>/dev/null)"
+}
+
+expect_fail "missing XEN_SRC" "XEN_SRC=$work/nowhere: no such directory" \
+    XEN_SRC="$work/nowhere"
+
+mkdir -p "$work/notxen/docs"
+expect_fail "XEN_SRC not a Xen tree" "not a Xen source tree" XEN_SRC="$work/notxen"
+
+mkdir -p "$work/xen418/xen" "$work/xen418/tools"
+printf 'export XEN_VERSION       = 4\nexport XEN_SUBVERSION    = 18\n' > "$work/xen418/xen/Makefile"
+: > "$work/xen418/tools/Makefile"
+expect_fail "XEN_SRC of another version" "Xen 4.18, the series is for 4.17" XEN_SRC="$work/xen418"
+
+# A cached tarball that is not the pinned one.
+mkdir "$work/cache"
+tarball=$(ls "$BUILD/cache/"xen_*.orig.tar.xz)
+head -c 100000 "$tarball" > "$work/cache/$(basename "$tarball")"
+expect_fail "tarball with the wrong sha256" "does not match the pinned" CACHE="$work/cache"
+
+# A user's own 4.17 tree (here: a git checkout of the pristine base) works.
+"$TOP/scripts/fetch-base.sh" "$BUILD/cache" "$work/mine" >/dev/null
+git -C "$work/mine" init -q && git -C "$work/mine" add -A . &&
+    git -C "$work/mine" -c user.name=t -c user.email=t@t commit -qm mine
+XEN_SRC=$work/mine "$TOP/scripts/pq.sh" import "$work/own" >/dev/null
+is "$?" 0 "XEN_SRC=<a 4.17 checkout> imports the series"
+ok "and the patched tree matches the one from the tarball" \
+    diff -r -x .git -x '.xen-bigvm*' -x '*.log' "$work/own/tools/xentrace" "$TOP/build/xen/tools/xentrace"
+
+done_testing

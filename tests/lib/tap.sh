@@ -1,0 +1,40 @@
+# Minimal TAP producer for the bash tests run by prove.
+# Source it, then: ok COND-EXIT-STATUS "name"; is GOT WANT "name"; done_testing
+# shellcheck shell=bash
+_tap_n=0
+_tap_failed=0
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+BUILD=$TOP/build
+
+# ok NAME CMD...: passes when CMD exits 0
+ok() {
+    local name=$1; shift
+    _tap_n=$((_tap_n + 1))
+    if "$@"; then
+        echo "ok $_tap_n - $name"
+    else
+        echo "not ok $_tap_n - $name"
+        _tap_failed=$((_tap_failed + 1))
+    fi
+}
+
+# is GOT WANT NAME
+is() {
+    _tap_n=$((_tap_n + 1))
+    if [ "$1" = "$2" ]; then
+        echo "ok $_tap_n - $3"
+    else
+        echo "not ok $_tap_n - $3"
+        printf '#   got:  %s\n#   want: %s\n' "$1" "$2"
+        _tap_failed=$((_tap_failed + 1))
+    fi
+}
+
+diag() { printf '# %s\n' "$@"; }
+
+bail() { echo "Bail out! $*"; exit 255; }
+
+done_testing() {
+    echo "1..$_tap_n"
+    [ "$_tap_failed" = 0 ]
+}
