@@ -1,0 +1,14 @@
+/* out_common.c - bucket schemes shared by every output format, so that
+ * histograms from different files and hosts merge by adding counts of
+ * identical [low, high) buckets. */
+#include "output.h"
+
+enum pis_scheme pis_metric_scheme(enum pis_metric_id m)
+{
+    return m == PIS_M_WAKE_CYCLES ? PIS_LOG2 : PIS_LINEAR;
+}
+
+uint64_t pis_metric_step(enum pis_metric_id m, const struct pis_out_opts *o)
+{
+    return m == PIS_M_LIST_LEN && o->len_step ? o->len_step : 1;
+}

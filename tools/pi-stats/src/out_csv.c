@@ -1,0 +1,140 @@
+/* out_csv.c - long-format CSV: input,metric,cpu,kind,low,high,value.
+ *
+ * kind "bucket" rows carry [low, high) and the count in value; summary
+ * rows (count, min, p50, p90, p99, p999, max, max_tsc, max_offset) and
+ * the metric "trace" rows (bytes, windows, records, ...) leave low and
+ * high empty.  Empty statistics are empty cells.  Histograms merge by
+ * summing bucket rows with equal (metric, cpu, low, high). */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buckets.h"
+#include "output.h"
+
+static void cstr(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\n\r")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void line(FILE *f, const char *in, const char *metric,
+                 const char *cpu, const char *kind, int has, uint64_t v)
+{
+    cstr(f, in);
+    fprintf(f, ",%s,%s,%s,,,", metric, cpu, kind);
+    if (has)
+        fprintf(f, "%" PRIu64, v);
+    fputc('\n', f);
+}
+
+static int stats(FILE *f, const char *in, const char *metric,
+                 const char *cpu, const struct pis_hist *h,
+                 enum pis_scheme sc, uint64_t step)
+{
+    struct pis_summary s;
+    struct pis_vc *vc;
+    struct pis_bucket *b;
+    size_t nvc, nb;
+    int has;
+
+    if (pis_summarize(h, &s, &vc, &nvc))
+        return -1;
+    has = s.count > 0;
+    line(f, in, metric, cpu, "count", 1, s.count);
+    line(f, in, metric, cpu, "min", has, s.min);
+    line(f, in, metric, cpu, "p50", has, s.p50);
+    line(f, in, metric, cpu, "p90", has, s.p90);
+    line(f, in, metric, cpu, "p99", has, s.p99);
+    line(f, in, metric, cpu, "p999", has, s.p999);
+    line(f, in, metric, cpu, "max", has, s.max);
+    line(f, in, metric, cpu, "max_tsc", has && s.max_has_tsc, s.max_tsc);
+    line(f, in, metric, cpu, "max_offset", has, s.max_offset);
+    b = pis_buckets(vc, nvc, sc, step, 0, &nb);
+    if (nvc && !b) {
+        free(vc);
+        return -1;
+    }
+    for (size_t i = 0; i < nb; i++) {
+        cstr(f, in);
+        fprintf(f, ",%s,%s,bucket,%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+                metric, cpu, b[i].low, b[i].high, b[i].count);
+    }
+    free(b);
+    free(vc);
+    return 0;
+}
+
+static int one(FILE *f, const struct pis_report *r,
+               const struct pis_out_opts *o)
+{
+    const struct pis_read_stats *st = &r->st;
+    const struct pis_pi_counts *c = &r->pi.c;
+    const char *in = r->name;
+    const struct { const char *k; uint64_t v; } t[] = {
+        { "bytes", st->bytes }, { "windows", st->windows },
+        { "records", st->records }, { "records_no_tsc", st->records_no_tsc },
+        { "wrap_records", st->wrap_records },
+        { "pcpus", pis_report_npcpus(r) },
+        { "lost_records", st->lost_records },
+        { "lost_markers", st->lost_markers },
+        { "corrupt_bytes", st->corrupt_bytes },
+        { "corrupt_resyncs", st->corrupt_events },
+        { "truncated_bytes", st->truncated_bytes },
+        { "truncated_windows", st->truncated_windows },
+        { "tsc_backwards", st->tsc_backwards },
+        { "list_add", c->list_add }, { "spilled_adds", c->spilled_adds },
+        { "over_limit_adds", c->over_limit_adds },
+        { "unbounded_adds", c->unbounded_adds },
+        { "list_move", c->list_move }, { "wakeup", c->wakeup },
+        { "woken", c->woken }, { "legacy_pairs", c->legacy_pairs },
+        { "legacy_voided_by_lost", c->legacy_voided_by_lost },
+        { "pi_malformed", c->malformed },
+    };
+
+    for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+        line(f, in, "trace", "all", t[i].k, 1, t[i].v);
+    for (int m = 0; m < PIS_NMETRICS; m++) {
+        struct pis_hist total;
+        enum pis_scheme sc = pis_metric_scheme((enum pis_metric_id)m);
+        uint64_t step = pis_metric_step((enum pis_metric_id)m, o);
+        for (unsigned cpu = 0; cpu < PIS_MAX_CPUS; cpu++) {
+            char lbl[12];
+            if (!r->pi.m[m].cpu[cpu])
+                continue;
+            snprintf(lbl, sizeof(lbl), "%u", cpu);
+            if (stats(f, in, pis_metric_name[m], lbl, r->pi.m[m].cpu[cpu],
+                      sc, step))
+                return -1;
+        }
+        if (pis_pi_total(&r->pi, (enum pis_metric_id)m, &total) ||
+            stats(f, in, pis_metric_name[m], "all", &total, sc, step)) {
+            pis_hist_free(&total);
+            return -1;
+        }
+        pis_hist_free(&total);
+    }
+    return 0;
+}
+
+int pis_out_csv(FILE *f, struct pis_report *const *in, int n,
+                const struct pis_report *merged,
+                const struct pis_out_opts *o)
+{
+    fprintf(f, "input,metric,cpu,kind,low,high,value\n");
+    for (int i = 0; i < n; i++)
+        if (one(f, in[i], o))
+            return -1;
+    if (merged && one(f, merged, o))
+        return -1;
+    return ferror(f) ? -1 : 0;
+}

@@ -1,0 +1,247 @@
+/* out_json.c - one JSON object; schema documented in pi-stats.1. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buckets.h"
+#include "output.h"
+#include "version.h"
+
+static void jstr(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(f, "\\u%04x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+static void kv(FILE *f, const char *k, uint64_t v, int comma)
+{
+    fprintf(f, "%s\"%s\":%" PRIu64, comma ? "," : "", k, v);
+}
+
+static void kvn(FILE *f, const char *k, int has, uint64_t v)
+{
+    if (has)
+        fprintf(f, ",\"%s\":%" PRIu64, k, v);
+    else
+        fprintf(f, ",\"%s\":null", k);
+}
+
+static int summary(FILE *f, const struct pis_hist *h, int merged,
+                   const struct pis_out_opts *o, struct pis_vc **vc,
+                   size_t *nvc)
+{
+    struct pis_summary s;
+    int has;
+
+    if (pis_summarize(h, &s, vc, nvc))
+        return -1;
+    has = s.count > 0;
+    kv(f, "count", s.count, 0);
+    kvn(f, "min", has, s.min);
+    kvn(f, "p50", has, s.p50);
+    kvn(f, "p90", has, s.p90);
+    kvn(f, "p99", has, s.p99);
+    kvn(f, "p999", has, s.p999);
+    kvn(f, "max", has, s.max);
+    kvn(f, "max_tsc", has && s.max_has_tsc, s.max_tsc);
+    kvn(f, "max_offset", has, s.max_offset);
+    if (merged) {
+        fprintf(f, ",\"max_input\":");
+        if (has && o->names && s.max_file >= 0 && s.max_file < o->ninputs)
+            jstr(f, o->names[s.max_file]);
+        else
+            fprintf(f, "null");
+    }
+    return 0;
+}
+
+static int metric(FILE *f, const struct pis_report *r, enum pis_metric_id m,
+                  const struct pis_out_opts *o)
+{
+    struct pis_hist total;
+    struct pis_vc *vc = NULL;
+    struct pis_bucket *b;
+    size_t nvc, nb;
+    enum pis_scheme sc = pis_metric_scheme(m);
+    uint64_t step = pis_metric_step(m, o);
+    int first = 1;
+
+    if (pis_pi_total(&r->pi, m, &total))
+        goto fail;
+    fprintf(f, ",\"%s\":{", pis_metric_name[m]);
+    if (summary(f, &total, r->merged, o, &vc, &nvc))
+        goto fail;
+    fprintf(f, ",\"scheme\":\"%s\",\"step\":%" PRIu64 ",\"buckets\":[",
+            sc == PIS_LOG2 ? "log2" : "linear", sc == PIS_LOG2 ? 0 : step);
+    b = pis_buckets(vc, nvc, sc, step, 0, &nb);
+    if (nvc && !b)
+        goto fail;
+    for (size_t i = 0; i < nb; i++)
+        fprintf(f, "%s[%" PRIu64 ",%" PRIu64 ",%" PRIu64 "]", i ? "," : "",
+                b[i].low, b[i].high, b[i].count);
+    free(b);
+    free(vc);
+    vc = NULL;
+    fprintf(f, "],\"per_cpu\":{");
+    for (unsigned c = 0; c < PIS_MAX_CPUS; c++) {
+        struct pis_vc *cvc;
+        size_t cn;
+        if (!r->pi.m[m].cpu[c])
+            continue;
+        fprintf(f, "%s\"%u\":{", first ? "" : ",", c);
+        first = 0;
+        if (summary(f, r->pi.m[m].cpu[c], r->merged, o, &cvc, &cn))
+            goto fail;
+        free(cvc);
+        fputc('}', f);
+    }
+    fprintf(f, "}}");
+    pis_hist_free(&total);
+    return 0;
+fail:
+    free(vc);
+    pis_hist_free(&total);
+    return -1;
+}
+
+static void classes(FILE *f, const uint64_t *by_class)
+{
+    int first = 1;
+    for (unsigned k = 0; k < PIS_NCLASS; k++) {
+        if (!by_class[k])
+            continue;
+        if (k < 12)
+            fprintf(f, "%s\"0x%08x\":%" PRIu64, first ? "" : ",",
+                    1u << (16 + k), by_class[k]);
+        else
+            fprintf(f, "%s\"none\":%" PRIu64, first ? "" : ",", by_class[k]);
+        first = 0;
+    }
+}
+
+static int body(FILE *f, const struct pis_report *r,
+                const struct pis_out_opts *o)
+{
+    const struct pis_read_stats *st = &r->st;
+    const struct pis_pi_counts *c = &r->pi.c;
+    uint64_t total_class[PIS_NCLASS] = { 0 };
+    struct pis_vc *vc;
+    size_t nvc;
+    int first = 1;
+
+    kv(f, "bytes", st->bytes, 0);
+    kv(f, "windows", st->windows, 1);
+    kv(f, "records", st->records, 1);
+    kv(f, "records_no_tsc", st->records_no_tsc, 1);
+    kv(f, "wrap_records", st->wrap_records, 1);
+    kv(f, "pcpus", pis_report_npcpus(r), 1);
+    kv(f, "lost_records", st->lost_records, 1);
+    kv(f, "lost_markers", st->lost_markers, 1);
+    kv(f, "corrupt_bytes", st->corrupt_bytes, 1);
+    kv(f, "corrupt_resyncs", st->corrupt_events, 1);
+    kv(f, "truncated_bytes", st->truncated_bytes, 1);
+    kv(f, "truncated_windows", st->truncated_windows, 1);
+    kv(f, "missing_bytes", st->missing_bytes, 1);
+    kv(f, "tsc_backwards", st->tsc_backwards, 1);
+    kvn(f, "tsc_min", st->have_tsc, st->tsc_min);
+    kvn(f, "tsc_max", st->have_tsc, st->tsc_max);
+
+    fprintf(f, ",\"records_by_cpu\":{");
+    for (unsigned cpu = 0; cpu < PIS_MAX_CPUS; cpu++) {
+        const struct pis_cpu_stats *cs = &r->cpu[cpu];
+        if (!cs->windows)
+            continue;
+        for (unsigned k = 0; k < PIS_NCLASS; k++)
+            total_class[k] += cs->by_class[k];
+        fprintf(f, "%s\"%u\":{", first ? "" : ",", cpu);
+        first = 0;
+        kv(f, "records", cs->records, 0);
+        kv(f, "windows", cs->windows, 1);
+        kv(f, "no_tsc", cs->no_tsc, 1);
+        fprintf(f, ",\"by_class\":{");
+        classes(f, cs->by_class);
+        fprintf(f, "}}");
+    }
+    fprintf(f, "},\"records_by_class\":{");
+    classes(f, total_class);
+    fprintf(f, "}");
+
+    fprintf(f, ",\"pi_events\":{");
+    kv(f, "list_add", c->list_add, 0);
+    kv(f, "list_move", c->list_move, 1);
+    kv(f, "wakeup", c->wakeup, 1);
+    kv(f, "woken", c->woken, 1);
+    kv(f, "legacy_block_list", c->legacy_block, 1);
+    kv(f, "legacy_wakeup_start", c->legacy_start, 1);
+    kv(f, "legacy_wakeup_end", c->legacy_end, 1);
+    kv(f, "legacy_pairs", c->legacy_pairs, 1);
+    kv(f, "legacy_unmatched_start", c->legacy_unmatched_start, 1);
+    kv(f, "legacy_unmatched_end", c->legacy_unmatched_end, 1);
+    kv(f, "legacy_voided_by_lost", c->legacy_voided_by_lost, 1);
+    kv(f, "legacy_untimed", c->legacy_untimed, 1);
+    kv(f, "legacy_end_before_start", c->legacy_backwards, 1);
+    kv(f, "no_tsc", c->no_tsc, 1);
+    kv(f, "malformed", c->malformed, 1);
+    kv(f, "filtered_out", c->filtered_out, 1);
+    fprintf(f, "}");
+    kv(f, "spilled_adds", c->spilled_adds, 1);
+    fprintf(f, ",\"limit\":{");
+    kv(f, "unbounded_adds", c->unbounded_adds, 0);
+    kv(f, "over_limit_adds", c->over_limit_adds, 1);
+    fprintf(f, ",\"by_limit\":[");
+    vc = pis_hist_sorted(&r->pi.limits, &nvc);
+    if (!vc)
+        return -1;
+    for (size_t i = 0; i < nvc; i++)
+        fprintf(f, "%s[%" PRIu64 ",%" PRIu64 "]", i ? "," : "", vc[i].value,
+                vc[i].count);
+    free(vc);
+    fprintf(f, "]}");
+    for (int m = 0; m < PIS_NMETRICS; m++)
+        if (metric(f, r, (enum pis_metric_id)m, o))
+            return -1;
+    return 0;
+}
+
+int pis_out_json(FILE *f, struct pis_report *const *in, int n,
+                 const struct pis_report *merged,
+                 const struct pis_out_opts *o)
+{
+    const struct pis_report *top = merged ? merged : in[0];
+
+    fprintf(f, "{\"tool\":\"pi-stats\",\"version\":\"%s\",\"schema\":1",
+            PIS_VERSION);
+    if (o->clock_hz > 0)
+        fprintf(f, ",\"clock_hz\":%.0f,\"clock_source\":", o->clock_hz);
+    else
+        fprintf(f, ",\"clock_hz\":null,\"clock_source\":null");
+    if (o->clock_hz > 0)
+        jstr(f, o->clock_source);
+    fprintf(f, ",\"cpu_filter\":");
+    if (o->cpu_list)
+        jstr(f, o->cpu_list);
+    else
+        fprintf(f, "null");
+    fprintf(f, ",\"ninputs\":%d,", n);
+    if (body(f, top, o))
+        return -1;
+    fprintf(f, ",\"inputs\":[");
+    for (int i = 0; i < n; i++) {
+        fprintf(f, "%s{\"name\":", i ? "," : "");
+        jstr(f, in[i]->name);
+        fputc(',', f);
+        if (body(f, in[i], o))
+            return -1;
+        fputc('}', f);
+    }
+    fprintf(f, "]}\n");
+    return ferror(f) ? -1 : 0;
+}

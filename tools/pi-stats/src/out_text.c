@@ -1,0 +1,341 @@
+/* out_text.c - terminal output: data-quality header, bpftrace-style
+ * histograms, perf-sched-style per-pCPU tables, HdrHistogram-style
+ * percentile table. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buckets.h"
+#include "output.h"
+#include "pct.h"
+
+#define BAR 52
+
+static const char *const metric_title[PIS_NMETRICS] = {
+    "blocking-list length after each add/move, by the list's pCPU",
+    "cycles per wakeup interrupt (handler, or legacy END-START)",
+    "entries walked per wakeup interrupt",
+};
+
+/* bpftrace-style bound: 1024-based suffixes on exact multiples. */
+static void fmt_bound(char *buf, size_t len, uint64_t v, int log2)
+{
+    static const char sfx[] = "KMGTPE";
+    int k = 0;
+
+    if (v == UINT64_MAX) {
+        snprintf(buf, len, "max");
+        return;
+    }
+    if (log2) {
+        while (v >= 1024 && v % 1024 == 0 && k < 6) {
+            v /= 1024;
+            k++;
+        }
+    }
+    if (k)
+        snprintf(buf, len, "%" PRIu64 "%c", v, sfx[k - 1]);
+    else
+        snprintf(buf, len, "%" PRIu64, v);
+}
+
+static void print_hist(FILE *f, const struct pis_vc *vc, size_t nvc,
+                       enum pis_scheme s, uint64_t step)
+{
+    size_t nb;
+    uint64_t top = 0;
+    struct pis_bucket *b = pis_buckets(vc, nvc, s, step, 1, &nb);
+
+    if (!b)
+        return;
+    for (size_t i = 0; i < nb; i++)
+        if (b[i].count > top)
+            top = b[i].count;
+    for (size_t i = 0; i < nb; i++) {
+        char lo[24], hi[24], label[56];
+        int bars = top ? (int)((b[i].count * BAR + top - 1) / top) : 0;
+        if (b[i].count == 0)
+            bars = 0;
+        fmt_bound(lo, sizeof(lo), b[i].low, s == PIS_LOG2);
+        fmt_bound(hi, sizeof(hi), b[i].high, s == PIS_LOG2);
+        if (s == PIS_LINEAR && step == 1)
+            snprintf(label, sizeof(label), "[%s]", lo);
+        else
+            snprintf(label, sizeof(label), "[%s, %s)", lo, hi);
+        fprintf(f, "%-16s %8" PRIu64 " |%.*s%*s|\n", label, b[i].count,
+                bars, "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@",
+                BAR - bars, "");
+    }
+    free(b);
+}
+
+static void val(FILE *f, uint64_t v, double hz, int w)
+{
+    if (hz > 0)
+        fprintf(f, " %*.3f", w, (double)v * 1e6 / hz);
+    else
+        fprintf(f, " %*" PRIu64, w, v);
+}
+
+static void where(FILE *f, const struct pis_summary *s,
+                  const struct pis_out_opts *o, int merged)
+{
+    if (s->max_has_tsc)
+        fprintf(f, "  tsc %" PRIu64, s->max_tsc);
+    else
+        fprintf(f, "  tsc -");
+    fprintf(f, " byte %" PRIu64, s->max_offset);
+    if (merged && o->names && s->max_file >= 0 && s->max_file < o->ninputs)
+        fprintf(f, " in %s", o->names[s->max_file]);
+}
+
+static int row(FILE *f, const char *label, const struct pis_hist *h,
+               double hz, const struct pis_out_opts *o, int merged)
+{
+    struct pis_summary s;
+    struct pis_vc *vc;
+    size_t nvc;
+
+    if (pis_summarize(h, &s, &vc, &nvc))
+        return -1;
+    fprintf(f, "  %5s %10" PRIu64, label, s.count);
+    val(f, s.min, hz, 10);
+    val(f, s.p50, hz, 10);
+    val(f, s.p90, hz, 10);
+    val(f, s.p99, hz, 10);
+    val(f, s.p999, hz, 10);
+    val(f, s.max, hz, 10);
+    where(f, &s, o, merged);
+    fputc('\n', f);
+    free(vc);
+    return 0;
+}
+
+/* HdrHistogram-style table: value at 0, 50, 75, 87.5, ... percent. */
+static void hdr_table(FILE *f, const struct pis_vc *vc, size_t nvc,
+                      uint64_t n)
+{
+    double p = 0.0;
+
+    fprintf(f, "  %12s %12s %12s %18s\n", "Value", "Percentile",
+            "TotalCount", "1/(1-Percentile)");
+    for (int k = 0; k <= 20; k++) {
+        uint64_t rank, v = 0, cum = 0;
+        unsigned px100;
+        size_t i;
+
+        p = 1.0 - 1.0 / (double)(1u << k);       /* 0, .5, .75, ... */
+        px100 = (unsigned)(p * 10000.0 + 0.5);
+        if (k > 0 && px100 >= 10000)
+            break;
+        rank = k == 0 ? 1 : pis_rank(n, px100);
+        for (i = 0; i < nvc; i++) {
+            cum += vc[i].count;
+            if (cum >= rank) {
+                v = vc[i].value;
+                break;
+            }
+        }
+        fprintf(f, "  %12" PRIu64 " %12.6f %12" PRIu64 " %18.2f\n", v,
+                (double)px100 / 10000.0, cum, 1.0 / (1.0 - (double)px100 / 10000.0));
+        if (cum >= n)
+            break;
+    }
+    fprintf(f, "  %12" PRIu64 " %12.6f %12" PRIu64 " %18s\n",
+            vc[nvc - 1].value, 1.0, n, "inf");
+}
+
+static int metric(FILE *f, const struct pis_report *r,
+                  enum pis_metric_id m, const struct pis_out_opts *o)
+{
+    struct pis_hist total;
+    struct pis_summary s;
+    struct pis_vc *vc;
+    size_t nvc;
+    enum pis_scheme sc = pis_metric_scheme(m);
+    uint64_t step = pis_metric_step(m, o);
+    double hz = m == PIS_M_WAKE_CYCLES ? o->clock_hz : 0;
+
+    if (pis_pi_total(&r->pi, m, &total) ||
+        pis_summarize(&total, &s, &vc, &nvc)) {
+        pis_hist_free(&total);
+        return -1;
+    }
+    fprintf(f, "\n@%s: %s\n", pis_metric_name[m], metric_title[m]);
+    if (s.count == 0) {
+        fprintf(f, "  (no samples)\n");
+        pis_hist_free(&total);
+        return 0;
+    }
+    if (sc == PIS_LINEAR && step > 1)
+        fprintf(f, "  linear buckets of %" PRIu64 "\n", step);
+    print_hist(f, vc, nvc, sc, step);
+    fprintf(f, "\n  %5s %10s %10s %10s %10s %10s %10s %10s  max at%s\n",
+            "cpu", "n", "min", "p50", "p90", "p99", "p99.9", "max",
+            hz > 0 ? "  (times in us)" : "");
+    for (unsigned c = 0; c < PIS_MAX_CPUS; c++) {
+        char lbl[12];
+        if (!r->pi.m[m].cpu[c])
+            continue;
+        snprintf(lbl, sizeof(lbl), "%u", c);
+        if (row(f, lbl, r->pi.m[m].cpu[c], hz, o, r->merged))
+            goto fail;
+    }
+    if (row(f, "all", &total, hz, o, r->merged))
+        goto fail;
+    if (m == PIS_M_WAKE_CYCLES) {
+        fprintf(f, "\n  percentile distribution, all pCPUs (cycles):\n");
+        hdr_table(f, vc, nvc, s.count);
+    }
+    free(vc);
+    pis_hist_free(&total);
+    return 0;
+fail:
+    free(vc);
+    pis_hist_free(&total);
+    return -1;
+}
+
+static void cpu_ids(FILE *f, const struct pis_report *r)
+{
+    int first = 1;
+    unsigned c = 0;
+
+    while (c < PIS_MAX_CPUS) {
+        unsigned e;
+        if (!r->cpu[c].windows) {
+            c++;
+            continue;
+        }
+        for (e = c; e + 1 < PIS_MAX_CPUS && r->cpu[e + 1].windows; e++)
+            ;
+        fprintf(f, "%s%u", first ? "" : ",", c);
+        if (e > c)
+            fprintf(f, "-%u", e);
+        first = 0;
+        c = e + 1;
+    }
+}
+
+static void header(FILE *f, const struct pis_report *r,
+                   const struct pis_out_opts *o)
+{
+    const struct pis_read_stats *st = &r->st;
+    const struct pis_pi_counts *c = &r->pi.c;
+
+    if (r->merged)
+        fprintf(f, "\n=== all %d inputs merged ===\n", r->ninputs);
+    else
+        fprintf(f, "=== %s ===\n", r->name);
+    fprintf(f, "  input      %" PRIu64 " bytes, %" PRIu64 " windows, %"
+            PRIu64 " records (%" PRIu64 " without TSC, %" PRIu64
+            " wrap padding)\n", st->bytes, st->windows, st->records,
+            st->records_no_tsc, st->wrap_records);
+    fprintf(f, "  pCPUs      %u (", pis_report_npcpus(r));
+    cpu_ids(f, r);
+    fprintf(f, ")\n");
+    if (o->clock_hz > 0)
+        fprintf(f, "  clock      %.6g Hz (%s)\n", o->clock_hz,
+                o->clock_source);
+    else
+        fprintf(f, "  clock      unknown: values are TSC cycles "
+                "(give --cpu-mhz or --tsc-hz)\n");
+    if (!r->merged && st->have_tsc) {
+        uint64_t span = st->tsc_max - st->tsc_min;
+        fprintf(f, "  TSC span   %" PRIu64 " cycles (%" PRIu64 "..%" PRIu64
+                ")", span, st->tsc_min, st->tsc_max);
+        if (o->clock_hz > 0)
+            fprintf(f, " = %.6f s", (double)span / o->clock_hz);
+        fputc('\n', f);
+    }
+    fprintf(f, "  lost       %" PRIu64 " records (%" PRIu64
+            " TRC_LOST_RECORDS markers)\n", st->lost_records,
+            st->lost_markers);
+    fprintf(f, "  damage     truncated %" PRIu64 " bytes (%" PRIu64
+            " windows cut short, %" PRIu64 " bytes missing), corrupt %"
+            PRIu64 " bytes (%" PRIu64 " resyncs), TSC backwards %" PRIu64
+            "\n", st->truncated_bytes, st->truncated_windows,
+            st->missing_bytes, st->corrupt_bytes, st->corrupt_events,
+            st->tsc_backwards);
+    fprintf(f, "  PI events  %" PRIu64 " PI_LIST_ADD, %" PRIu64
+            " PI_WAKEUP (%" PRIu64 " vCPUs woken), %" PRIu64
+            " PI_LIST_MOVE; legacy %" PRIu64 " BLOCK_LIST, %" PRIu64
+            " WAKEUP_START, %" PRIu64 " WAKEUP_END\n", c->list_add,
+            c->wakeup, c->woken, c->list_move, c->legacy_block,
+            c->legacy_start, c->legacy_end);
+    if (c->legacy_start || c->legacy_end)
+        fprintf(f, "  legacy     %" PRIu64 " pairs; unpaired: %" PRIu64
+                " START, %" PRIu64 " END, %" PRIu64 " voided by lost "
+                "records, %" PRIu64 " without TSC, %" PRIu64
+                " END before START\n", c->legacy_pairs,
+                c->legacy_unmatched_start, c->legacy_unmatched_end,
+                c->legacy_voided_by_lost, c->legacy_untimed,
+                c->legacy_backwards);
+    if (c->no_tsc || c->malformed || c->filtered_out)
+        fprintf(f, "  PI issues  %" PRIu64 " without TSC, %" PRIu64
+                " malformed, %" PRIu64 " outside --cpu %s\n", c->no_tsc,
+                c->malformed, c->filtered_out,
+                o->cpu_list ? o->cpu_list : "");
+}
+
+static int limits(FILE *f, const struct pis_report *r)
+{
+    const struct pis_pi_counts *c = &r->pi.c;
+    struct pis_vc *vc;
+    size_t nvc;
+
+    if (!c->list_add)
+        return 0;
+    fprintf(f, "\n  adds %" PRIu64 ": spilled to another pCPU's list %"
+            PRIu64 " (%.2f%%), over their limit %" PRIu64 "\n", c->list_add,
+            c->spilled_adds, 100.0 * (double)c->spilled_adds /
+            (double)c->list_add, c->over_limit_adds);
+    vc = pis_hist_sorted(&r->pi.limits, &nvc);
+    if (!vc)
+        return -1;
+    fprintf(f, "  limit in force:");
+    for (size_t i = 0; i < nvc; i++) {
+        if (vc[i].value == 0)
+            fprintf(f, " unbounded x%" PRIu64, vc[i].count);
+        else
+            fprintf(f, " %" PRIu64 " x%" PRIu64, vc[i].value, vc[i].count);
+    }
+    fputc('\n', f);
+    free(vc);
+    return 0;
+}
+
+static int one(FILE *f, const struct pis_report *r,
+               const struct pis_out_opts *o)
+{
+    header(f, r, o);
+    if (pis_pi_events(&r->pi) == 0) {
+        fprintf(f, "  no posted-interrupt events in this input "
+                "(ids 0x%08x-0x%08x, legacy 0x%08x-0x%08x)\n",
+                PI_EVT_LIST_ADD, PI_EVT_LIST_MOVE, PI_EVT_OLD_BLOCK,
+                PI_EVT_OLD_WEND);
+        return 0;
+    }
+    for (int m = 0; m < PIS_NMETRICS; m++) {
+        if (metric(f, r, (enum pis_metric_id)m, o))
+            return -1;
+        if (m == PIS_M_LIST_LEN && limits(f, r))
+            return -1;
+    }
+    return 0;
+}
+
+int pis_out_text(FILE *f, struct pis_report *const *in, int n,
+                 const struct pis_report *merged,
+                 const struct pis_out_opts *o)
+{
+    for (int i = 0; i < n; i++) {
+        if (i)
+            fputc('\n', f);
+        if (one(f, in[i], o))
+            return -1;
+    }
+    if (merged && one(f, merged, o))
+        return -1;
+    return ferror(f) ? -1 : 0;
+}

@@ -1,0 +1,29 @@
+/* output.h - the output formats.  Each prints the per-input reports and,
+ * when there are several inputs, the merged one.  Return 0, or -1 on an
+ * allocation or write error. */
+#ifndef PIS_OUTPUT_H
+#define PIS_OUTPUT_H
+
+#include <stdio.h>
+#include "report.h"
+
+int pis_out_text(FILE *f, struct pis_report *const *in, int n,
+                 const struct pis_report *merged,
+                 const struct pis_out_opts *o);
+int pis_out_json(FILE *f, struct pis_report *const *in, int n,
+                 const struct pis_report *merged,
+                 const struct pis_out_opts *o);
+int pis_out_csv(FILE *f, struct pis_report *const *in, int n,
+                const struct pis_report *merged,
+                const struct pis_out_opts *o);
+/* One SVG document with the list-length and wakeup-cycles histograms of
+ * report r (the merged one when there are several inputs). */
+int pis_out_svg(FILE *f, const struct pis_report *r,
+                const struct pis_out_opts *o);
+
+/* Bucket scheme of each metric (shared by all formats). */
+#include "buckets.h"
+enum pis_scheme pis_metric_scheme(enum pis_metric_id m);
+uint64_t pis_metric_step(enum pis_metric_id m, const struct pis_out_opts *o);
+
+#endif

@@ -1,0 +1,280 @@
+/* pi.c - posted-interrupt event decoder; see pi.h. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pi.h"
+#include "tracefmt.h"
+
+const char *const pis_metric_name[PIS_NMETRICS] = {
+    "list_length", "wakeup_cycles", "wakeup_walked",
+};
+
+int pis_pi_init(struct pis_pi *p, const unsigned char *cpu_filter)
+{
+    memset(p, 0, sizeof(*p));
+    pis_hist_init(&p->limits);
+    p->open = calloc(PIS_MAX_CPUS, sizeof(*p->open));
+    p->cpu_filter = cpu_filter;
+    return p->open ? 0 : -1;
+}
+
+void pis_pi_free(struct pis_pi *p)
+{
+    for (int m = 0; m < PIS_NMETRICS; m++)
+        for (unsigned c = 0; c < PIS_MAX_CPUS; c++)
+            if (p->m[m].cpu[c]) {
+                pis_hist_free(p->m[m].cpu[c]);
+                free(p->m[m].cpu[c]);
+            }
+    pis_hist_free(&p->limits);
+    free(p->open);
+    memset(p, 0, sizeof(*p));
+}
+
+int pis_pi_want(struct pis_reader *r)
+{
+    static const uint32_t ev[] = {
+        PI_EVT_LIST_ADD, PI_EVT_WAKEUP, PI_EVT_LIST_MOVE, PI_EVT_OLD_BLOCK,
+        PI_EVT_OLD_WSTART, PI_EVT_OLD_WEND, TRC_LOST_RECORDS,
+    };
+    for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++)
+        if (pis_reader_want(r, ev[i]) != 0)
+            return -1;
+    return 0;
+}
+
+static int allowed(const struct pis_pi *p, uint32_t cpu)
+{
+    return !p->cpu_filter || (p->cpu_filter[cpu >> 3] & (1u << (cpu & 7u)));
+}
+
+static void sample(struct pis_pi *p, enum pis_metric_id m, uint32_t cpu,
+                   uint64_t v, const struct pis_rec *rec, uint64_t tsc)
+{
+    struct pis_hist **h = &p->m[m].cpu[cpu];
+
+    if (!*h) {
+        *h = malloc(sizeof(**h));
+        if (!*h) {
+            p->oom = 1;
+            return;
+        }
+        pis_hist_init(*h);
+    }
+    if (pis_hist_add(*h, v, 1, rec->has_tsc, tsc, rec->offset, p->file))
+        p->oom = 1;
+}
+
+static void list_add(struct pis_pi *p, const struct pis_rec *rec)
+{
+    uint32_t home = rec->w[1] >> 16, list = rec->w[1] & 0xffffu;
+    uint32_t len = rec->w[2], limit = rec->w[3];
+
+    if (rec->nwords < 4 || list >= PIS_MAX_CPUS) {
+        p->c.malformed++;
+        return;
+    }
+    if (!allowed(p, list)) {
+        p->c.filtered_out++;
+        return;
+    }
+    p->c.list_add++;
+    if (home != list)
+        p->c.spilled_adds++;
+    if (limit == 0)
+        p->c.unbounded_adds++;
+    else if (len > limit)
+        p->c.over_limit_adds++;
+    if (pis_hist_add(&p->limits, limit, 1, 0, 0, rec->offset, p->file))
+        p->oom = 1;
+    sample(p, PIS_M_LIST_LEN, list, len, rec, rec->tsc);
+}
+
+static void list_move(struct pis_pi *p, const struct pis_rec *rec)
+{
+    uint32_t to = rec->w[2];
+
+    if (rec->nwords < 4 || to >= PIS_MAX_CPUS) {
+        p->c.malformed++;
+        return;
+    }
+    if (!allowed(p, to)) {
+        p->c.filtered_out++;
+        return;
+    }
+    p->c.list_move++;
+    sample(p, PIS_M_LIST_LEN, to, rec->w[3], rec, rec->tsc);
+}
+
+static void wakeup(struct pis_pi *p, const struct pis_rec *rec)
+{
+    if (rec->nwords < 3) {
+        p->c.malformed++;
+        return;
+    }
+    if (!allowed(p, rec->cpu)) {
+        p->c.filtered_out++;
+        return;
+    }
+    p->c.wakeup++;
+    p->c.woken += rec->w[1];
+    sample(p, PIS_M_WAKE_WALKED, rec->cpu, rec->w[0], rec, rec->tsc);
+    sample(p, PIS_M_WAKE_CYCLES, rec->cpu, rec->w[2], rec, rec->tsc);
+}
+
+static void old_block(struct pis_pi *p, const struct pis_rec *rec)
+{
+    uint32_t pcpu = rec->w[2];
+
+    if (rec->nwords < 4 || pcpu >= PIS_MAX_CPUS) {
+        p->c.malformed++;
+        return;
+    }
+    if (!allowed(p, pcpu)) {
+        p->c.filtered_out++;
+        return;
+    }
+    p->c.legacy_block++;
+    sample(p, PIS_M_LIST_LEN, pcpu, rec->w[3], rec, rec->tsc);
+}
+
+static void old_start(struct pis_pi *p, const struct pis_rec *rec)
+{
+    struct pis_pi_open *o = &p->open[rec->cpu];
+
+    if (rec->nwords < 1) {
+        p->c.malformed++;
+        return;
+    }
+    p->c.legacy_start++;
+    if (o->open) {
+        p->c.legacy_unmatched_start++;
+        o->open = 0;
+    }
+    if (allowed(p, rec->cpu))
+        sample(p, PIS_M_WAKE_WALKED, rec->cpu, rec->w[0], rec, rec->tsc);
+    if (!rec->has_tsc) {
+        p->c.legacy_untimed++;
+        return;
+    }
+    o->open = 1;
+    o->tsc = rec->tsc;
+}
+
+static void old_end(struct pis_pi *p, const struct pis_rec *rec)
+{
+    struct pis_pi_open *o = &p->open[rec->cpu];
+
+    p->c.legacy_end++;
+    if (!rec->has_tsc) {
+        p->c.legacy_untimed++;
+        o->open = 0;
+        return;
+    }
+    if (!o->open) {
+        p->c.legacy_unmatched_end++;
+        return;
+    }
+    o->open = 0;
+    if (rec->tsc < o->tsc) {
+        p->c.legacy_backwards++;
+        return;
+    }
+    p->c.legacy_pairs++;
+    if (!allowed(p, rec->cpu)) {
+        p->c.filtered_out++;
+        return;
+    }
+    sample(p, PIS_M_WAKE_CYCLES, rec->cpu, rec->tsc - o->tsc, rec, rec->tsc);
+}
+
+void pis_pi_record(struct pis_pi *p, const struct pis_rec *rec)
+{
+    switch (rec->event) {
+    case TRC_LOST_RECORDS:
+        if (p->open[rec->cpu].open) {
+            p->c.legacy_voided_by_lost++;
+            p->open[rec->cpu].open = 0;
+        }
+        return;
+    case PI_EVT_LIST_ADD:
+        if (!rec->has_tsc)
+            p->c.no_tsc++;
+        list_add(p, rec);
+        return;
+    case PI_EVT_WAKEUP:
+        if (!rec->has_tsc)
+            p->c.no_tsc++;
+        wakeup(p, rec);
+        return;
+    case PI_EVT_LIST_MOVE:
+        if (!rec->has_tsc)
+            p->c.no_tsc++;
+        list_move(p, rec);
+        return;
+    case PI_EVT_OLD_BLOCK:
+        old_block(p, rec);
+        return;
+    case PI_EVT_OLD_WSTART:
+        old_start(p, rec);
+        return;
+    case PI_EVT_OLD_WEND:
+        old_end(p, rec);
+        return;
+    default:
+        return;
+    }
+}
+
+void pis_pi_end_input(struct pis_pi *p)
+{
+    for (unsigned c = 0; c < PIS_MAX_CPUS; c++) {
+        if (p->open[c].open)
+            p->c.legacy_unmatched_start++;
+        p->open[c].open = 0;
+    }
+}
+
+int pis_pi_merge(struct pis_pi *dst, const struct pis_pi *src)
+{
+    const uint64_t *s = (const uint64_t *)&src->c;
+    uint64_t *d = (uint64_t *)&dst->c;
+
+    for (size_t i = 0; i < sizeof(src->c) / sizeof(uint64_t); i++)
+        d[i] += s[i];
+    if (pis_hist_merge(&dst->limits, &src->limits))
+        return -1;
+    for (int m = 0; m < PIS_NMETRICS; m++)
+        for (unsigned c = 0; c < PIS_MAX_CPUS; c++) {
+            struct pis_hist **h = &dst->m[m].cpu[c];
+            if (!src->m[m].cpu[c])
+                continue;
+            if (!*h) {
+                *h = malloc(sizeof(**h));
+                if (!*h)
+                    return -1;
+                pis_hist_init(*h);
+            }
+            if (pis_hist_merge(*h, src->m[m].cpu[c]))
+                return -1;
+        }
+    dst->oom |= src->oom;
+    return 0;
+}
+
+int pis_pi_total(const struct pis_pi *p, enum pis_metric_id m,
+                 struct pis_hist *out)
+{
+    pis_hist_init(out);
+    for (unsigned c = 0; c < PIS_MAX_CPUS; c++)
+        if (p->m[m].cpu[c] && pis_hist_merge(out, p->m[m].cpu[c]))
+            return -1;
+    return 0;
+}
+
+uint64_t pis_pi_events(const struct pis_pi *p)
+{
+    return p->c.list_add + p->c.list_move + p->c.wakeup + p->c.legacy_block +
+           p->c.legacy_start + p->c.legacy_end + p->c.malformed +
+           p->c.filtered_out;
+}

@@ -1,0 +1,449 @@
+/* reader.c - validate and walk xentrace windows; see reader.h. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reader.h"
+
+static void set_want_bit(struct pis_reader *r, uint32_t event)
+{
+    uint32_t idx = (event >> 12) & 0xffffu;
+    r->want[idx >> 3] |= (unsigned char)(1u << (idx & 7u));
+}
+
+int pis_reader_init(struct pis_reader *r, pis_rec_fn on_rec,
+                    pis_diag_fn on_diag, void *ctx)
+{
+    memset(r, 0, sizeof(*r));
+    r->cpu = calloc(PIS_MAX_CPUS, sizeof(*r->cpu));
+    if (!r->cpu)
+        return -1;
+    r->on_rec = on_rec;
+    r->on_diag = on_diag;
+    r->ctx = ctx;
+    /* The reader itself needs the GEN class (lost records, wrap padding). */
+    set_want_bit(r, TRC_LOST_RECORDS);
+    return 0;
+}
+
+void pis_reader_free(struct pis_reader *r)
+{
+    free(r->cpu);
+    r->cpu = NULL;
+}
+
+int pis_reader_want(struct pis_reader *r, uint32_t event)
+{
+    if (r->nwant >= sizeof(r->want_evt) / sizeof(r->want_evt[0]))
+        return -1;
+    r->want_evt[r->nwant++] = event & TRC_EVENT_MASK;
+    set_want_bit(r, event);
+    return 0;
+}
+
+unsigned pis_reader_npcpus(const struct pis_reader *r)
+{
+    unsigned n = 0;
+    for (unsigned c = 0; c < PIS_MAX_CPUS; c++)
+        n += r->cpu[c].windows != 0;
+    return n;
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+static void diag(struct pis_reader *r, enum pis_diag_kind kind,
+                 uint64_t off, const char *fmt, ...)
+{
+    char msg[320];
+    va_list ap;
+
+    if (!r->on_diag)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    r->on_diag(r->ctx, kind, off, msg);
+}
+
+/* A window header we would accept: returns NULL, or why not. */
+static const char *header_problem(const unsigned char *p, uint32_t *cpu,
+                                  uint32_t *size)
+{
+    static char why[96];
+    uint32_t h = pis_ld32(p);
+
+    *cpu = pis_ld32(p + 4);
+    *size = pis_ld32(p + 8);
+    if (h != TRC_CPU_CHANGE_HDR) {
+        snprintf(why, sizeof(why), "word 0x%08x where a window header "
+                 "(CPU_CHANGE 0x%08x) belongs", h, TRC_CPU_CHANGE_HDR);
+        return why;
+    }
+    if (*cpu >= PIS_MAX_CPUS) {
+        snprintf(why, sizeof(why), "window header names cpu %u (> %u)",
+                 *cpu, PIS_MAX_CPUS - 1);
+        return why;
+    }
+    if (*size == 0 || (*size & 3u) || *size > PIS_MAX_WINDOW) {
+        snprintf(why, sizeof(why), "implausible window size %u", *size);
+        return why;
+    }
+    return NULL;
+}
+
+enum walk_end { WALK_OK, WALK_SHORT, WALK_BAD };
+
+struct walk {
+    enum walk_end end;
+    size_t stop;                /* bytes of whole records walked */
+    const char *why;            /* for WALK_BAD */
+};
+
+/* Check one record header at q; left = bytes to the window's claimed end,
+ * have = bytes present.  Returns record size, or 0 with w filled in. */
+static inline uint32_t rec_check(uint32_t h, size_t left, size_t have,
+                                 struct walk *w)
+{
+    uint32_t ev = h & TRC_EVENT_MASK;
+    uint32_t sz = pis_rec_size(h);
+
+    if (!(ev & TRC_CLASS_MASK)) {
+        w->end = WALK_BAD;
+        w->why = "record with no class bits (zeroed or garbage data)";
+        return 0;
+    }
+    if (ev == TRC_CPU_CHANGE_EVT) {
+        w->end = WALK_BAD;
+        w->why = "window header inside a window (window size too large)";
+        return 0;
+    }
+    if (sz > left) {
+        w->end = WALK_BAD;
+        w->why = "record runs past the end of its window";
+        return 0;
+    }
+    if (sz > have) {
+        w->end = WALK_SHORT;
+        return 0;
+    }
+    return sz;
+}
+
+/* Dry walk, no side effects: used for resynchronisation candidates. */
+static struct walk walk_check(const unsigned char *p, uint32_t size,
+                              size_t avail)
+{
+    struct walk w = { WALK_OK, 0, NULL };
+    size_t have = avail < size ? avail : size;
+    size_t q = 0;
+
+    while (q < have) {
+        uint32_t sz;
+        if (have - q < 4) {
+            w.end = WALK_SHORT;
+            break;
+        }
+        sz = rec_check(pis_ld32(p + q), size - q, have - q, &w);
+        if (!sz)
+            break;
+        q += sz;
+    }
+    if (w.end == WALK_OK && have < size)
+        w.end = WALK_SHORT;
+    w.stop = q;
+    return w;
+}
+
+static void slow_record(struct pis_reader *r, const unsigned char *q,
+                        uint32_t h, uint32_t cpu, uint64_t off)
+{
+    struct pis_rec rec;
+    uint32_t ev = h & TRC_EVENT_MASK;
+    const unsigned char *d = q + 4;
+    unsigned i;
+
+    rec.offset = off;
+    rec.event = ev;
+    rec.cpu = cpu;
+    rec.nwords = (h >> TRC_EXTRA_SHIFT) & TRC_EXTRA_MASK;
+    rec.has_tsc = (h & TRC_TSC_FLAG) != 0;
+    rec.tsc = 0;
+    if (rec.has_tsc) {
+        rec.tsc = pis_ld64(d);
+        d += 8;
+    }
+    for (i = 0; i < rec.nwords; i++)
+        rec.w[i] = pis_ld32(d + 4 * i);
+    for (; i < 7; i++)
+        rec.w[i] = 0;
+
+    if (ev == TRC_LOST_RECORDS) {
+        r->st.lost_markers++;
+        if (rec.nwords >= 1)
+            r->st.lost_records += rec.w[0];
+    } else if (ev == TRC_WRAP_BUFFER) {
+        r->st.wrap_records++;
+        return;
+    }
+    for (i = 0; i < r->nwant; i++) {
+        if (r->want_evt[i] == ev) {
+            if (r->on_rec)
+                r->on_rec(r->ctx, &rec);
+            return;
+        }
+    }
+}
+
+/* Walk and account the records of one accepted window. */
+static struct walk walk_process(struct pis_reader *r, const unsigned char *p,
+                                uint32_t size, size_t avail, uint32_t cpu,
+                                uint64_t base)
+{
+    struct walk w = { WALK_OK, 0, NULL };
+    struct pis_cpu_stats *cs = &r->cpu[cpu];
+    size_t have = avail < size ? avail : size;
+    size_t q = 0;
+    uint64_t last = cs->last_tsc, tmin = UINT64_MAX, tmax = 0;
+    uint64_t nrec = 0, notsc = 0;
+    int have_tsc = cs->have_tsc, any_tsc = 0;
+
+    while (q < have) {
+        uint32_t h, sz, ev;
+        if (have - q < 4) {
+            w.end = WALK_SHORT;
+            break;
+        }
+        h = pis_ld32(p + q);
+        sz = rec_check(h, size - q, have - q, &w);
+        if (!sz)
+            break;
+        ev = h & TRC_EVENT_MASK;
+        cs->by_class[pis_class_index(ev)]++;
+        if (h & TRC_TSC_FLAG) {
+            uint64_t tsc = pis_ld64(p + q + 4);
+            if (have_tsc && tsc < last) {
+                r->st.tsc_backwards++;
+                diag(r, PIS_DIAG_TSC_BACK, base + q,
+                     "TSC goes backwards on cpu %u (%llu after %llu)", cpu,
+                     (unsigned long long)tsc, (unsigned long long)last);
+            }
+            last = tsc;
+            have_tsc = 1;
+            any_tsc = 1;
+            if (tsc < tmin)
+                tmin = tsc;
+            if (tsc > tmax)
+                tmax = tsc;
+        } else {
+            notsc++;
+        }
+        {
+            uint32_t idx = (ev >> 12) & 0xffffu;
+            if (r->want[idx >> 3] & (1u << (idx & 7u)))
+                slow_record(r, p + q, h, cpu, base + q);
+        }
+        nrec++;
+        q += sz;
+    }
+    if (w.end == WALK_OK && have < size)
+        w.end = WALK_SHORT;
+    w.stop = q;
+
+    cs->last_tsc = last;
+    cs->have_tsc = have_tsc;
+    cs->records += nrec;
+    cs->no_tsc += notsc;
+    r->st.records += nrec;
+    r->st.records_no_tsc += notsc;
+    if (any_tsc) {
+        if (!r->st.have_tsc || tmin < r->st.tsc_min)
+            r->st.tsc_min = tmin;
+        if (!r->st.have_tsc || tmax > r->st.tsc_max)
+            r->st.tsc_max = tmax;
+        r->st.have_tsc = 1;
+    }
+    return w;
+}
+
+static size_t consume(struct pis_reader *r, size_t n)
+{
+    r->pos += n;
+    r->st.bytes += n;
+    return n;
+}
+
+static void start_resync(struct pis_reader *r, uint64_t at, const char *why)
+{
+    r->resync = 1;
+    r->resync_start = at;
+    r->st.corrupt_events++;
+    snprintf(r->resync_why, sizeof(r->resync_why), "%s", why);
+}
+
+static size_t step_window(struct pis_reader *r, const unsigned char *buf,
+                          size_t len, int eof, uint32_t cpu, uint32_t size);
+
+/* Look for the next window header that is followed by records tiling it. */
+static size_t step_resync(struct pis_reader *r, const unsigned char *buf,
+                          size_t len, int eof)
+{
+    size_t k = 0;
+
+    while (len >= 12 && k + 12 <= len) {
+        const unsigned char *hit;
+        uint32_t cpu, size;
+
+        hit = memchr(buf + k, (int)(TRC_CPU_CHANGE_HDR & 0xffu), len - 11 - k);
+        if (!hit)
+            break;
+        k = (size_t)(hit - buf);
+        if (!header_problem(buf + k, &cpu, &size)) {
+            struct walk w;
+            if (k > 0) {            /* skip up to the candidate first */
+                r->st.corrupt_bytes += k;
+                return consume(r, k);
+            }
+            if (len - 12 < size && !eof)
+                return 0;           /* need the whole candidate window */
+            w = walk_check(buf + 12, size, len - 12);
+            if (w.end != WALK_BAD) {
+                uint64_t skipped = r->pos - r->resync_start;
+                diag(r, PIS_DIAG_CORRUPT, r->resync_start,
+                     "%s; skipped %llu bytes, resynchronised at byte %llu",
+                     r->resync_why, (unsigned long long)skipped,
+                     (unsigned long long)r->pos);
+                r->resync = 0;
+                return step_window(r, buf, len, eof, cpu, size);
+            }
+        }
+        k++;
+    }
+    if (eof) {
+        uint64_t skipped = r->pos + len - r->resync_start;
+        r->st.corrupt_bytes += len;
+        diag(r, PIS_DIAG_CORRUPT, r->resync_start,
+             "%s; skipped %llu bytes to the end of input (no later window)",
+             r->resync_why, (unsigned long long)skipped);
+        r->resync = 0;
+        r->done = 1;
+        return consume(r, len);
+    }
+    if (len < 12)
+        return 0;
+    k = len - 11;
+    r->st.corrupt_bytes += k;
+    return consume(r, k);
+}
+
+static size_t step_window(struct pis_reader *r, const unsigned char *buf,
+                          size_t len, int eof, uint32_t cpu, uint32_t size)
+{
+    size_t avail = len - 12;
+    struct walk w;
+
+    if (avail < size && !eof)
+        return 0;
+    r->st.windows++;
+    r->cpu[cpu].windows++;
+    w = walk_process(r, buf + 12, size, avail, cpu, r->pos + 12);
+    switch (w.end) {
+    case WALK_OK:
+        return consume(r, 12 + (size_t)size);
+    case WALK_SHORT: {
+        size_t partial = avail - w.stop;
+        r->st.truncated_windows++;
+        r->st.missing_bytes += size - avail;
+        r->st.truncated_bytes += partial;
+        diag(r, PIS_DIAG_TRUNCATED, r->pos + 12 + w.stop,
+             "input ends inside the window that starts at byte %llu "
+             "(cpu %u, %zu of %u bytes present%s)",
+             (unsigned long long)r->pos, cpu, avail, size,
+             partial ? ", last record incomplete" : "");
+        r->done = 1;
+        return consume(r, len);
+    }
+    case WALK_BAD:
+    default:
+        start_resync(r, r->pos + 12 + w.stop, w.why);
+        return consume(r, 12 + w.stop);
+    }
+}
+
+size_t pis_reader_step(struct pis_reader *r, const unsigned char *buf,
+                       size_t len, int eof)
+{
+    uint32_t cpu, size;
+    const char *why;
+
+    if (r->fatal || r->done)
+        return 0;
+    if (r->pos == 0 && r->st.windows == 0 && !r->resync) {
+        uint32_t w0;
+        if (len < 4) {
+            if (!eof)
+                return 0;
+            r->fatal = 1;
+            if (len == 0)
+                diag(r, PIS_DIAG_NOT_TRACE, 0, "empty input, not a trace");
+            else
+                diag(r, PIS_DIAG_NOT_TRACE, 0, "only %zu bytes, not a trace",
+                     len);
+            return 0;
+        }
+        w0 = pis_ld32(buf);
+        if (w0 != TRC_CPU_CHANGE_HDR) {
+            r->fatal = 1;
+            if (__builtin_bswap32(w0) == TRC_CPU_CHANGE_HDR)
+                diag(r, PIS_DIAG_NOT_TRACE, 0, "byte-swapped xentrace data "
+                     "(other host byte order), not supported");
+            else
+                diag(r, PIS_DIAG_NOT_TRACE, 0, "not a xentrace file: first "
+                     "word 0x%08x is not a CPU_CHANGE header (0x%08x)", w0,
+                     TRC_CPU_CHANGE_HDR);
+            return 0;
+        }
+    }
+    if (r->resync)
+        return step_resync(r, buf, len, eof);
+    if (len < 12) {
+        if (!eof)
+            return 0;
+        if (len == 0) {
+            r->done = 1;
+            return 0;
+        }
+        if (len >= 4 && pis_ld32(buf) != TRC_CPU_CHANGE_HDR) {
+            start_resync(r, r->pos, "garbage at the end of input");
+            return step_resync(r, buf, len, eof);
+        }
+        r->st.truncated_bytes += len;
+        r->st.truncated_windows++;
+        diag(r, PIS_DIAG_TRUNCATED, r->pos,
+             "input ends inside a window header (%zu of 12 bytes)", len);
+        r->done = 1;
+        return consume(r, len);
+    }
+    why = header_problem(buf, &cpu, &size);
+    if (why) {
+        start_resync(r, r->pos, why);
+        return step_resync(r, buf, len, eof);
+    }
+    return step_window(r, buf, len, eof, cpu, size);
+}
+
+void pis_reader_finish(struct pis_reader *r)
+{
+    if (r->resync) {
+        diag(r, PIS_DIAG_CORRUPT, r->resync_start,
+             "%s; skipped %llu bytes to the end of input", r->resync_why,
+             (unsigned long long)(r->pos - r->resync_start));
+        r->resync = 0;
+    }
+    if (!r->fatal && r->st.windows == 0 && r->st.bytes > 0) {
+        r->fatal = 1;
+        diag(r, PIS_DIAG_NOT_TRACE, 0, "no valid window in %llu bytes, "
+             "not a trace", (unsigned long long)r->st.bytes);
+    }
+}

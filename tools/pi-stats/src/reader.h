@@ -1,0 +1,104 @@
+/* reader.h - one sequential pass over xentrace windows and records.
+ *
+ * The reader knows the file format only: it validates windows, walks
+ * records, keeps per-pCPU counts and TSC order, resynchronises after
+ * corruption and hands the records a client asked for to a callback.
+ * It does not read files itself (see input.h): it is fed bytes.
+ */
+#ifndef PIS_READER_H
+#define PIS_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "tracefmt.h"
+
+struct pis_rec {
+    uint64_t offset;        /* byte offset of the record header */
+    uint64_t tsc;           /* valid when has_tsc */
+    uint32_t event;         /* header & 0x0fffffff */
+    uint32_t cpu;           /* pCPU of the window */
+    uint32_t nwords;        /* extra words, 0..7 */
+    int has_tsc;
+    uint32_t w[7];
+};
+
+enum pis_diag_kind {
+    PIS_DIAG_CORRUPT,       /* bytes skipped to resynchronise */
+    PIS_DIAG_TRUNCATED,     /* input ends inside a window or record */
+    PIS_DIAG_TSC_BACK,      /* TSC went backwards on one pCPU */
+    PIS_DIAG_NOT_TRACE,     /* fatal: input is not a xentrace dump */
+    PIS_DIAG_NKINDS
+};
+
+struct pis_cpu_stats {
+    uint64_t records;
+    uint64_t windows;
+    uint64_t no_tsc;
+    uint64_t last_tsc;
+    uint64_t by_class[PIS_NCLASS];
+    int have_tsc;
+};
+
+struct pis_read_stats {
+    uint64_t bytes;             /* bytes consumed */
+    uint64_t windows;           /* CPU_CHANGE headers accepted */
+    uint64_t records;           /* records inside windows */
+    uint64_t records_no_tsc;
+    uint64_t wrap_records;
+    uint64_t lost_markers;
+    uint64_t lost_records;      /* sum of the counts the markers carry */
+    uint64_t corrupt_bytes;
+    uint64_t corrupt_events;    /* number of resynchronisations */
+    uint64_t truncated_bytes;   /* partial record / header at the end */
+    uint64_t truncated_windows; /* windows cut short by the end of input */
+    uint64_t missing_bytes;     /* bytes those windows claim but lack */
+    uint64_t tsc_backwards;
+    uint64_t tsc_min, tsc_max;  /* valid when have_tsc */
+    int have_tsc;
+};
+
+typedef void (*pis_rec_fn)(void *ctx, const struct pis_rec *rec);
+typedef void (*pis_diag_fn)(void *ctx, enum pis_diag_kind kind,
+                            uint64_t offset, const char *msg);
+
+struct pis_reader {
+    pis_rec_fn on_rec;
+    pis_diag_fn on_diag;
+    void *ctx;
+    unsigned char want[8192];   /* bitmap over event bits 12..27 */
+    uint32_t want_evt[16];      /* exact events delivered */
+    unsigned nwant;
+    struct pis_cpu_stats *cpu;  /* PIS_MAX_CPUS entries */
+    struct pis_read_stats st;
+    uint64_t pos;               /* absolute offset of the next byte */
+    int fatal;                  /* input rejected (not a trace) */
+    int done;
+    /* resynchronisation state */
+    int resync;
+    uint64_t resync_start;
+    char resync_why[160];
+};
+
+/* Returns 0, or -1 when out of memory. */
+int pis_reader_init(struct pis_reader *r, pis_rec_fn on_rec,
+                    pis_diag_fn on_diag, void *ctx);
+void pis_reader_free(struct pis_reader *r);
+/* Ask for records with this exact event id to be passed to on_rec.
+ * LOST_RECORDS is always tracked by the reader; ask for it too if the
+ * client keeps pairing state.  Returns -1 when the table is full. */
+int pis_reader_want(struct pis_reader *r, uint32_t event);
+
+/* Process the bytes at absolute offset r->pos.  buf holds len bytes;
+ * eof says no more bytes follow.  Handles at most one window (or one
+ * resynchronisation scan).  Returns the number of bytes consumed; 0 means
+ * more input is needed (never returned when eof, except at the end). */
+size_t pis_reader_step(struct pis_reader *r, const unsigned char *buf,
+                       size_t len, int eof);
+
+/* Call after the last step: reports an unfinished resynchronisation. */
+void pis_reader_finish(struct pis_reader *r);
+
+/* Number of distinct cpu ids seen. */
+unsigned pis_reader_npcpus(const struct pis_reader *r);
+
+#endif

@@ -1,0 +1,108 @@
+/* report.c - per-input results and their merge. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pct.h"
+#include "report.h"
+
+int pis_report_init(struct pis_report *r, const char *name,
+                    const unsigned char *cpu_filter)
+{
+    memset(r, 0, sizeof(*r));
+    r->name = name;
+    r->cpu = calloc(PIS_MAX_CPUS, sizeof(*r->cpu));
+    if (!r->cpu)
+        return -1;
+    return pis_pi_init(&r->pi, cpu_filter);
+}
+
+void pis_report_free(struct pis_report *r)
+{
+    free(r->cpu);
+    pis_pi_free(&r->pi);
+    memset(r, 0, sizeof(*r));
+}
+
+void pis_report_take(struct pis_report *r, struct pis_reader *rd)
+{
+    r->st = rd->st;
+    free(r->cpu);
+    r->cpu = rd->cpu;
+    rd->cpu = NULL;
+    r->ninputs = 1;
+}
+
+int pis_report_merge(struct pis_report *dst, const struct pis_report *src)
+{
+    struct pis_read_stats *d = &dst->st;
+    const struct pis_read_stats *s = &src->st;
+
+    d->bytes += s->bytes;
+    d->windows += s->windows;
+    d->records += s->records;
+    d->records_no_tsc += s->records_no_tsc;
+    d->wrap_records += s->wrap_records;
+    d->lost_markers += s->lost_markers;
+    d->lost_records += s->lost_records;
+    d->corrupt_bytes += s->corrupt_bytes;
+    d->corrupt_events += s->corrupt_events;
+    d->truncated_bytes += s->truncated_bytes;
+    d->truncated_windows += s->truncated_windows;
+    d->missing_bytes += s->missing_bytes;
+    d->tsc_backwards += s->tsc_backwards;
+    if (s->have_tsc) {
+        /* TSCs of different hosts are not comparable: this is only the
+         * envelope, the text output does not print it for merged data */
+        if (!d->have_tsc || s->tsc_min < d->tsc_min)
+            d->tsc_min = s->tsc_min;
+        if (!d->have_tsc || s->tsc_max > d->tsc_max)
+            d->tsc_max = s->tsc_max;
+        d->have_tsc = 1;
+    }
+    for (unsigned c = 0; c < PIS_MAX_CPUS; c++) {
+        struct pis_cpu_stats *dc = &dst->cpu[c];
+        const struct pis_cpu_stats *sc = &src->cpu[c];
+        if (!sc->windows)
+            continue;
+        dc->records += sc->records;
+        dc->windows += sc->windows;
+        dc->no_tsc += sc->no_tsc;
+        for (unsigned k = 0; k < PIS_NCLASS; k++)
+            dc->by_class[k] += sc->by_class[k];
+    }
+    dst->ninputs += src->ninputs;
+    return pis_pi_merge(&dst->pi, &src->pi);
+}
+
+unsigned pis_report_npcpus(const struct pis_report *r)
+{
+    unsigned n = 0;
+    for (unsigned c = 0; c < PIS_MAX_CPUS; c++)
+        n += r->cpu[c].windows != 0;
+    return n;
+}
+
+int pis_summarize(const struct pis_hist *h, struct pis_summary *s,
+                  struct pis_vc **vc, size_t *nvc)
+{
+    memset(s, 0, sizeof(*s));
+    *vc = NULL;
+    *nvc = 0;
+    if (h->count == 0)
+        return 0;
+    *vc = pis_hist_sorted(h, nvc);
+    if (!*vc)
+        return -1;
+    s->count = h->count;
+    s->min = h->min;
+    s->max = h->max;
+    s->max_tsc = h->max_tsc;
+    s->max_offset = h->max_offset;
+    s->max_has_tsc = h->max_has_tsc;
+    s->max_file = h->max_file;
+    s->p50 = pis_percentile(*vc, *nvc, h->count, 5000);
+    s->p90 = pis_percentile(*vc, *nvc, h->count, 9000);
+    s->p99 = pis_percentile(*vc, *nvc, h->count, 9900);
+    s->p999 = pis_percentile(*vc, *nvc, h->count, 9990);
+    return 0;
+}
