@@ -441,7 +441,8 @@ void pis_reader_finish(struct pis_reader *r)
              (unsigned long long)(r->pos - r->resync_start));
         r->resync = 0;
     }
-    if (!r->fatal && r->st.windows == 0 && r->st.bytes > 0) {
+    if (!r->fatal && r->st.windows == 0 && r->st.truncated_bytes == 0 &&
+        r->st.bytes > 0) {
         r->fatal = 1;
         diag(r, PIS_DIAG_NOT_TRACE, 0, "no valid window in %llu bytes, "
              "not a trace", (unsigned long long)r->st.bytes);

@@ -1,0 +1,793 @@
+#!/usr/bin/env python3
+"""pi-stats test suite; prints TAP.  Run by `make check`, `make check-asan`
+or `prove tools/pi-stats/tests/pi-stats.t` (it builds what it needs).
+
+Environment: PI_STATS (binary), PI_STATS_UNIT (unit test dir), XENALYZE,
+TRACES (dir of the real dumps), BUILD (scratch dir, git-ignored).
+"""
+import json, os, re, shutil, struct, subprocess, sys, tempfile, time
+import traceback
+import xml.etree.ElementTree as ET
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOOL = os.path.dirname(HERE)
+TOP = os.path.dirname(os.path.dirname(TOOL))
+sys.path.insert(0, HERE)
+import gentrace as g  # noqa: E402
+
+BUILD = os.environ.get('BUILD') or os.path.join(TOP, 'build', 'pi-stats')
+TRACES = os.environ.get('TRACES') or os.path.join(os.path.dirname(TOP),
+                                                  'shared', 'traces')
+XENALYZE = os.environ.get('XENALYZE') or os.path.join(
+    TOP, 'build/xen/dist/install/usr/sbin/xenalyze')
+PI = os.environ.get('PI_STATS')
+UNIT = os.environ.get('PI_STATS_UNIT')
+
+EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_IO, EXIT_NOT_TRACE, EXIT_DATA = \
+    range(6)
+
+os.makedirs(BUILD, exist_ok=True)
+WORK = tempfile.mkdtemp(prefix='t-', dir=BUILD)
+
+
+class Fail(Exception):
+    pass
+
+
+def check(cond, msg):
+    if not cond:
+        raise Fail(msg)
+
+
+def eq(got, want, what):
+    if got != want:
+        raise Fail('%s: got %r, want %r' % (what, got, want))
+
+
+def run(args, stdin=None, input_bytes=None):
+    p = subprocess.run([PI] + list(args), stdin=stdin, input=input_bytes,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return p.returncode, p.stdout.decode(errors='replace'), \
+        p.stderr.decode(errors='replace')
+
+
+def run_json(args, want_rc=EXIT_OK, input_bytes=None):
+    rc, out, err = run(['--json'] + list(args), input_bytes=input_bytes)
+    if rc != want_rc:
+        raise Fail('rc %d want %d; stderr: %s' % (rc, want_rc, err.strip()))
+    check('Sanitizer' not in err and 'runtime error' not in err,
+          'sanitizer report: ' + err)
+    return json.loads(out), err
+
+
+def write(name, data):
+    path = os.path.join(WORK, name)
+    with open(path, 'wb') as f:
+        f.write(data)
+    return path
+
+
+def real(name):
+    if name.endswith('.xz'):
+        out = os.path.join(BUILD, name[:-3])
+        if not os.path.exists(out):
+            tmp = out + '.tmp'
+            with open(tmp, 'wb') as f:
+                subprocess.run(['xz', '-dc', os.path.join(TRACES, name)],
+                               stdout=f, check=True)
+            os.rename(tmp, out)
+        return out
+    return os.path.join(TRACES, name)
+
+
+def build():
+    global PI, UNIT
+    if not PI:
+        subprocess.run(['make', '-s', '-C', TOOL, 'pi-stats', 'unit'],
+                       check=True, stdout=sys.stderr)
+        PI = os.path.join(TOOL, 'pi-stats')
+        UNIT = os.path.join(BUILD, 'unit')
+    if not UNIT:
+        subprocess.run(['make', '-s', '-C', TOOL, 'unit'], check=True,
+                       stdout=sys.stderr)
+        UNIT = os.path.join(BUILD, 'unit')
+
+
+# ---------------------------------------------------------------- facts
+# Measured independently (traces/README.md) for the real dumps.
+FACTS = {
+    'rtds-8cpu.xentrace': dict(bytes=117544, windows=24, records=5706,
+                               records_no_tsc=0, wrap_records=0, pcpus=8,
+                               lost_records=0, lost_markers=0),
+    'credit2-hvm-8cpu.xentrace': dict(bytes=3896732, windows=187,
+                                      records=180493, records_no_tsc=7548,
+                                      wrap_records=27, pcpus=8,
+                                      lost_records=0, lost_markers=0),
+    'tcg-boot-all.xentrace.xz': dict(bytes=25442668, windows=1045,
+                                     records=1157521, records_no_tsc=161,
+                                     wrap_records=161, pcpus=8,
+                                     lost_records=11026, lost_markers=6),
+}
+
+
+def py_counts(path):
+    """Independent count per (cpu, class mask) with gentrace.walk."""
+    with open(path, 'rb') as f:
+        data = f.read()
+    out = {}
+    for off, cpu, ev, tsc, w in g.walk(data):
+        cls = ev & 0x0fff0000
+        key = (cpu, '0x%08x' % (cls & -cls))      # lowest class bit
+        out[key] = out.get(key, 0) + 1
+    return out
+
+
+def json_counts(js):
+    out = {}
+    for cpu, c in js['records_by_cpu'].items():
+        for cls, n in c['by_class'].items():
+            out[(int(cpu), cls)] = n
+    return out
+
+
+RAW_RE = re.compile(r'^R p\s*(\d+) o([0-9a-f]+)\s+([0-9a-f]+) ')
+
+
+def xenalyze_counts(path):
+    """Count per (cpu, class) from xenalyze --dump-raw-reads: one line per
+    record read; a record can be read twice (pcpu scan at start), so count
+    distinct offsets; CPU_CHANGE headers are not records."""
+    if not os.access(XENALYZE, os.X_OK):
+        raise Fail('xenalyze not found at %s: run the top-level "make '
+                   'tools" or set XENALYZE=/path/to/xenalyze' % XENALYZE)
+    p = subprocess.run([XENALYZE, '--dump-raw-reads', '--dump-no-processing',
+                        path], stdout=subprocess.PIPE,
+                       stderr=subprocess.DEVNULL)
+    eq(p.returncode, 0, 'xenalyze exit status')
+    seen, out = set(), {}
+    for line in p.stdout.decode(errors='replace').splitlines():
+        m = RAW_RE.match(line)
+        if not m:
+            continue
+        cpu, off, ev = int(m.group(1)), int(m.group(2), 16), \
+            int(m.group(3), 16)
+        if ev == 0x1f003 or (cpu, off) in seen:
+            continue
+        seen.add((cpu, off))
+        cls = ev & 0x0fff0000
+        key = (cpu, '0x%08x' % (cls & -cls))
+        out[key] = out.get(key, 0) + 1
+    return out
+
+
+TESTS = []
+
+
+def test(fn):
+    TESTS.append(fn)
+    return fn
+
+
+# ------------------------------------------------------------ unit tests
+@test
+def unit_hist_percentiles_buckets():
+    p = subprocess.run([os.path.join(UNIT, 'test_hist')],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    out = p.stdout.decode()
+    check(p.returncode == 0, 'test_hist failed:\n' + out)
+
+
+@test
+def unit_reader_every_truncation_and_chunking_of_real_prefixes():
+    for name, limit in (('rtds-8cpu.xentrace', '24000'),
+                        ('credit2-hvm-8cpu.xentrace', '12000')):
+        p = subprocess.run([os.path.join(UNIT, 'test_reader'), real(name),
+                            limit], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT)
+        out = p.stdout.decode()
+        check(p.returncode == 0, 'test_reader %s failed:\n%s' % (
+            name, out[-3000:]))
+
+
+# ------------------------------------------------------------ real dumps
+def real_facts(name):
+    js, err = run_json([real(name)])
+    for k, v in FACTS[name].items():
+        eq(js[k], v, '%s %s' % (name, k))
+    for k in ('corrupt_bytes', 'truncated_bytes', 'tsc_backwards',
+              'truncated_windows', 'corrupt_resyncs'):
+        eq(js[k], 0, '%s %s' % (name, k))
+    eq(js['clock_hz'], None, 'clock_hz without a clock')
+    # no PI events in these dumps: say so, don't fail
+    check(js['list_length']['count'] == 0 and
+          js['wakeup_cycles']['count'] == 0, 'unexpected PI samples')
+    rc, out, _ = run([real(name)])
+    check('no posted-interrupt events' in out, 'text does not say no PI')
+    return js
+
+
+@test
+def real_rtds_matches_known_counts():
+    real_facts('rtds-8cpu.xentrace')
+
+
+@test
+def real_credit2_matches_known_counts():
+    js = real_facts('credit2-hvm-8cpu.xentrace')
+    eq(js['tsc_max'] - js['tsc_min'], 8386847145, 'TSC span')
+
+
+@test
+def real_tcg_matches_known_counts_with_lost_records():
+    real_facts('tcg-boot-all.xentrace.xz')
+
+
+def per_class(name, other):
+    path = real(name)
+    js, _ = run_json([path])
+    mine = json_counts(js)
+    theirs = other(path)
+    if mine != theirs:
+        diff = {k: (mine.get(k), theirs.get(k))
+                for k in set(mine) | set(theirs)
+                if mine.get(k) != theirs.get(k)}
+        raise Fail('per-(cpu,class) counts differ: %r' % diff)
+    eq(sum(mine.values()), js['records'], 'sum of per-class counts')
+
+
+@test
+def real_per_cpu_class_counts_match_python_walker():
+    for name in FACTS:
+        per_class(name, py_counts)
+
+
+@test
+def real_per_cpu_class_counts_match_xenalyze_raw_reads():
+    for name in FACTS:
+        per_class(name, xenalyze_counts)
+
+
+@test
+def real_stdin_pipe_equals_mmap():
+    path = real('credit2-hvm-8cpu.xentrace')
+    a, _ = run_json([path])
+    with open(path, 'rb') as f:
+        p = subprocess.run([PI, '--json', '-'], stdin=f,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    eq(p.returncode, 0, 'rc via stdin')
+    b = json.loads(p.stdout)
+    a['inputs'][0].pop('name')
+    b['inputs'][0].pop('name')
+    eq(b, a, 'stdin result')
+    # a real pipe (not a file on stdin)
+    cat = subprocess.Popen(['cat', path], stdout=subprocess.PIPE)
+    p = subprocess.run([PI, '--json', '-'], stdin=cat.stdout,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    cat.wait()
+    b = json.loads(p.stdout)
+    b['inputs'][0].pop('name')
+    eq(b, a, 'pipe result')
+
+
+# ------------------------------------------------------- hand-built PI
+def pi_trace():
+    """Two pCPUs plus sparse 4000; windows of one pCPU out of cross-CPU
+    order; every new-style event."""
+    w = []
+    # cpu 1 first window (later in time than cpu 0's first window)
+    w.append(g.window(1, [
+        g.pi_add(5000, 1, 0, 1, 1, 1, 0),
+        g.pi_add(5100, 1, 1, 1, 1, 2, 0),
+        g.pi_wakeup(5200, 2, 1, 1500),
+        g.filler(5300),
+    ]))
+    w.append(g.window(0, [
+        g.pi_add(1000, 2, 0, 0, 0, 1, 4),
+        g.pi_add(1100, 2, 1, 0, 0, 2, 4),
+        g.pi_add(1200, 2, 2, 0, 0, 3, 4),
+        g.pi_add(1300, 2, 3, 0, 1, 3, 4),     # spilled onto cpu 1's list
+        g.pi_wakeup(1400, 3, 3, 4000),
+        g.pi_wakeup(1500, 0, 0, 300),
+    ]))
+    w.append(g.window(4000, [
+        g.pi_move(900, 3, 0, 4000, 0, 5),     # length of cpu 0's list
+        g.pi_wakeup(950, 7, 2, 70000),
+        g.pi_add(960, 3, 1, 4000, 4000, 9, 8),  # over its limit
+    ]))
+    w.append(g.window(0, [
+        g.pi_wakeup(2000, 1, 1, 1024),
+        g.wrap(3),
+    ]))
+    return b''.join(w)
+
+
+@test
+def pi_events_exact_histograms():
+    js, err = run_json([write('pi.bin', pi_trace())])
+    eq(js['records'], 15, 'records')
+    eq(js['windows'], 4, 'windows')
+    eq(js['pcpus'], 3, 'pcpus')
+    eq(js['wrap_records'], 1, 'wrap')
+    eq(js['records_no_tsc'], 1, 'no tsc (the wrap record)')
+    eq(js['tsc_backwards'], 0, 'windows out of cross-CPU order are fine')
+    ev = js['pi_events']
+    eq((ev['list_add'], ev['wakeup'], ev['list_move'], ev['woken']),
+       (7, 5, 1, 7), 'event counts')
+    eq(js['spilled_adds'], 1, 'spilled')
+    eq(js['limit'], {'unbounded_adds': 2, 'over_limit_adds': 1,
+                     'by_limit': [[0, 2], [4, 4], [8, 1]]}, 'limit')
+    ll = js['list_length']
+    # values: cpu1 {1,2,3(spill)}, cpu0 {1,2,3,5(move)}, cpu4000 {9}
+    eq([ll[k] for k in ('count', 'min', 'p50', 'p90', 'p99', 'p999',
+                        'max')], [8, 1, 2, 9, 9, 9, 9], 'list_length')
+    eq(ll['buckets'], [[1, 2, 2], [2, 3, 2], [3, 4, 2], [5, 6, 1],
+                       [9, 10, 1]], 'list_length buckets')
+    # the over-limit add: before the last window (12+24+16) and its own 28
+    eq(ll['max_offset'], len(pi_trace()) - 52 - 28, 'max at')
+    eq(ll['max_tsc'], 960, 'max tsc')
+    eq(sorted(ll['per_cpu']), ['0', '1', '4000'], 'list cpus')
+    eq(ll['per_cpu']['1']['count'], 3, 'spilled add counts on cpu 1')
+    eq(ll['per_cpu']['0']['max'], 5, 'move counts on the target')
+    wc = js['wakeup_cycles']
+    # values 300, 1024, 1500, 4000, 70000
+    eq([wc[k] for k in ('count', 'min', 'p50', 'p90', 'p99', 'max')],
+       [5, 300, 1500, 70000, 70000, 70000], 'wakeup_cycles')
+    eq(wc['buckets'], [[256, 512, 1], [1024, 2048, 2], [2048, 4096, 1],
+                       [65536, 131072, 1]], 'log2 buckets')
+    eq(wc['per_cpu']['0']['count'], 3, 'cpu 0 wakeups')
+    eq(wc['per_cpu']['4000']['max_tsc'], 950, 'sparse cpu max tsc')
+    ww = js['wakeup_walked']
+    eq((ww['count'], ww['min'], ww['max'], ww['p50']), (5, 0, 7, 2), 'walked')
+
+
+@test
+def pi_text_output_bpftrace_style():
+    rc, out, err = run([write('pi.bin', pi_trace())])
+    eq(rc, 0, 'rc')
+    check('\n[1]                     2 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@'
+          '@@@@@@@@@@@@@@@@@@@|' in out, 'linear row:\n' + out)
+    check('\n[4]                     0 |                                 '
+          '                   |' in out, 'empty linear row')
+    check('\n[1K, 2K)                2 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@'
+          '@@@@@@@@@@@@@@@@@@@|' in out, 'log2 row')
+    check('\n[64K, 128K)             1 |@@@@@@@@@@@@@@@@@@@@@@@@@@         '
+          '                 |' in out, 'log2 half row')
+    check(re.search(r'\n\s+all\s+5\s+300\s+1500\s+70000\s+70000\s+70000\s+'
+                    r'70000  tsc 950 byte \d+', out), 'total row:\n' + out)
+    check('spilled to another pCPU\'s list 1 (14.29%)' in out, 'spill line')
+    check('limit in force: unbounded x2 4 x4 8 x1' in out, 'limit line')
+    check('clock      unknown' in out, 'says no clock')
+    check('Percentile' in out and 'TotalCount' in out, 'HdrHistogram table')
+
+
+@test
+def pi_clock_options():
+    path = write('pi.bin', pi_trace())
+    js, _ = run_json(['--cpu-mhz', '2000', path])
+    eq(js['clock_hz'], 2000000000, 'clock_hz')
+    eq(js['clock_source'], '--cpu-mhz', 'source')
+    js, _ = run_json(['--tsc-hz', '1000000000', path])
+    eq(js['clock_hz'], 1000000000, 'tsc-hz')
+    rc, out, _ = run(['--cpu-mhz', '1000', path])
+    # 70000 cycles at 1 GHz = 70 us; 300 -> 0.300 us
+    check(re.search(r'\n\s+all\s+5\s+0\.300\s+1\.500\s+70\.000\s+70\.000\s+'
+                    r'70\.000\s+70\.000', out), 'us row:\n' + out)
+    check('times in us' in out, 'unit named')
+    for bad in (['--cpu-mhz', 'fast'], ['--cpu-mhz', '0'],
+                ['--cpu-mhz', '-5'], ['--tsc-hz', '1e30'],
+                ['--cpu-mhz', '1000', '--tsc-hz', '1000000000']):
+        rc, out, err = run(bad + [path])
+        eq(rc, EXIT_USAGE, 'rc for %r' % bad)
+        eq(out, '', 'no output on usage error')
+    rc, out, err = run(['--cpu-mhz', 'host', path])
+    eq(rc, EXIT_USAGE, 'host without libxenctrl')
+    check('libxenctrl' in err, 'says why: ' + err)
+
+
+@test
+def pi_cpu_filter():
+    path = write('pi.bin', pi_trace())
+    js, _ = run_json(['--cpu', '0,4000', path])
+    eq(sorted(js['list_length']['per_cpu']), ['0', '4000'], 'list cpus')
+    eq(js['list_length']['count'], 5, 'list samples kept')
+    eq(js['wakeup_cycles']['count'], 4, 'wakeups kept')
+    eq(js['pi_events']['filtered_out'], 4, 'dropped samples (3 adds, 1 wakeup)')
+    eq(js['cpu_filter'], '0,4000', 'filter echoed')
+    eq(js['records'], 15, 'record counts are not filtered')
+    rc, _, err = run(['--cpu', '4096', path])
+    eq(rc, EXIT_USAGE, 'cpu out of range')
+    rc, _, err = run(['--cpu', '2-1', path])
+    eq(rc, EXIT_USAGE, 'bad range')
+
+
+def legacy_trace():
+    return b''.join([
+        g.window(2, [
+            g.old_block(100, 1, 0, 2, 1),
+            g.old_block(110, 1, 1, 2, 2),
+            g.old_start(200, 2), g.filler(250), g.old_end(1200),   # 1000
+            g.old_start(2000, 2), g.old_end(2100),                 # 100
+            g.old_start(3000, 4),
+        ]),
+        g.window(3, [
+            g.old_start(500, 1), g.old_end(5500),                  # 5000
+            g.old_end(6000),                         # END without START
+        ]),
+        g.window(2, [
+            g.lost(3100, 17, first_tsc=3050),        # voids the open START
+            g.old_end(3200),
+            g.old_start(4000, 3), g.old_start(4100, 3),  # START, START
+            g.old_end(4400),                                       # 300
+            g.rec(g.OLD_START, None, [5]),           # START without TSC
+            g.old_end(4500),
+            g.old_start(4600, 9),                    # open at end of input
+        ]),
+    ])
+
+
+@test
+def legacy_pairs_and_lost_records():
+    js, _ = run_json([write('legacy.bin', legacy_trace())])
+    ev = js['pi_events']
+    eq(js['lost_records'], 17, 'lost count is the sum carried')
+    eq(js['lost_markers'], 1, 'markers')
+    eq(ev['legacy_block_list'], 2, 'block')
+    eq(ev['legacy_pairs'], 4, 'pairs')
+    eq(ev['legacy_voided_by_lost'], 1, 'voided by lost')
+    eq(ev['legacy_unmatched_end'], 3, 'END without START (cpu3 6000, '
+       'cpu2 3200 after lost, cpu2 4500 after untimed START)')
+    eq(ev['legacy_unmatched_start'], 2, 'START replaced + open at end')
+    eq(ev['legacy_untimed'], 1, 'START without TSC')
+    wc = js['wakeup_cycles']
+    eq([wc[k] for k in ('count', 'min', 'p50', 'p90', 'max')],
+       [4, 100, 300, 5000, 5000], 'latencies 100,300,1000,5000')
+    eq(wc['per_cpu']['3']['max_tsc'], 5500, 'max at the END record')
+    eq(wc['per_cpu']['2']['count'], 3, 'cpu 2 pairs')
+    ll = js['list_length']
+    eq((ll['count'], ll['max'], sorted(ll['per_cpu'])), (2, 2, ['2']),
+       'block list')
+    ww = js['wakeup_walked']
+    eq(ww['count'], 8, 'every START gives a walked sample')
+
+
+@test
+def tsc_less_and_malformed_pi_records():
+    data = g.window(0, [
+        g.rec(g.PI_WAKEUP, None, [1, 1, 777]),        # no TSC: still counts
+        g.rec(g.PI_ADD, 10, [1, 2]),                  # too few words
+        g.pi_add(20, 1, 0, 0, 5000, 3, 0),            # list pcpu > 4095
+        g.pi_add(30, 1, 0, 0, 0, 4, 0),
+    ])
+    path = write('notsc.bin', data)
+    js, _ = run_json([path])
+    eq(js['pi_events']['no_tsc'], 1, 'no_tsc')
+    eq(js['pi_events']['malformed'], 2, 'malformed')
+    eq(js['wakeup_cycles']['count'], 1, 'untimed wakeup kept')
+    eq(js['wakeup_cycles']['max_tsc'], None, 'no tsc -> null')
+    eq(js['wakeup_cycles']['max_offset'], 12, 'offset still known')
+    eq(js['list_length']['count'], 1, 'one good add')
+    rc, _, err = run(['--strict', path])
+    eq(rc, EXIT_DATA, 'strict on malformed PI records')
+
+
+@test
+def sparse_cpu_ids_and_tsc_backwards():
+    data = b''.join([
+        g.window(4095, [g.filler(100), g.filler(200)]),
+        g.window(7, [g.filler(50)]),
+        g.window(4095, [g.filler(300)]),
+        g.window(2048, [g.filler(10)]),
+    ])
+    js, err = run_json(['--strict', write('sparse.bin', data)])
+    eq(js['pcpus'], 3, 'pcpus')
+    eq(sorted(js['records_by_cpu'], key=int), ['7', '2048', '4095'], 'ids')
+    eq(js['records_by_cpu']['4095']['windows'], 2, 'windows of 4095')
+    eq(js['tsc_backwards'], 0, 'no backwards')
+    back = g.window(5, [g.filler(100), g.filler(90)]) + \
+        g.window(5, [g.filler(80)])
+    path = write('back.bin', back)
+    js, err = run_json([path])
+    eq(js['tsc_backwards'], 2, 'backwards within and across windows')
+    check('byte 32: warning: TSC goes backwards on cpu 5' in err,
+          'offset of the first: ' + err)
+    rc, _, _ = run(['--strict', path])
+    eq(rc, EXIT_DATA, 'strict')
+
+
+# ------------------------------------------------------- bad input
+@test
+def not_a_trace_inputs():
+    cases = [
+        ('empty', b'', 'empty input'),
+        ('short', b'\x03\xf0', 'only 2 bytes'),
+        ('text', b'hello world, this is not a trace\n' * 3,
+         'not a xentrace file'),
+        ('bigendian', g.window(0, [g.filler(1, 0)], endian='>')[:12] +
+         g.rec(g.SCHED_EVT, 1, [], endian='>'), 'byte-swapped'),
+        ('zeros', bytes(4096), 'not a xentrace file'),
+    ]
+    for name, data, msg in cases:
+        rc, out, err = run([write(name, data)])
+        eq(rc, EXIT_NOT_TRACE, name + ' rc')
+        eq(out, '', name + ' prints no report')
+        check(msg in err and 'byte 0' in err and name in err,
+              '%s message: %s' % (name, err))
+        eq(len(err.strip().splitlines()), 1, name + ' one-line error')
+    # first word is a header but no window is valid anywhere
+    rc, out, err = run([write('allbad', struct.pack('<III', g.CPU_CHANGE,
+                                                    9999, 8) + bytes(64))])
+    eq(rc, EXIT_NOT_TRACE, 'no valid window')
+    check('no valid window' in err, err)
+
+
+@test
+def unreadable_inputs():
+    rc, out, err = run([os.path.join(WORK, 'does-not-exist')])
+    eq(rc, EXIT_IO, 'missing file')
+    check('does-not-exist: cannot open' in err, err)
+    rc, out, err = run([WORK])
+    eq(rc, EXIT_IO, 'directory')
+    # one bad input among good ones: the good one is still reported
+    rc, out, err = run([write('pi.bin', pi_trace()),
+                        os.path.join(WORK, 'nope')])
+    eq(rc, EXIT_IO, 'mixed')
+    check('pi.bin' in out, 'good input still reported')
+
+
+@test
+def usage_errors_help_version():
+    for args in ([], ['--bogus'], ['-o'], ['--len-step', '0', 'x'],
+                 ['--json', '--csv', 'x']):
+        rc, out, err = run(args)
+        eq(rc, EXIT_USAGE, 'rc for %r' % args)
+        check(err.strip(), 'message for %r' % args)
+    rc, out, err = run(['--help'])
+    eq(rc, 0, 'help rc')
+    check('Exit status: 0 ok' in out and '--cpu-mhz' in out, 'help text')
+    rc, out, err = run(['--version'])
+    eq(rc, 0, 'version rc')
+    check(re.match(r'pi-stats \d+\.\d+\.\d+\n$', out), out)
+
+
+def mutate(data, off, new):
+    return data[:off] + new + data[off + len(new):]
+
+
+@test
+def truncation_at_every_offset_of_a_real_window_cli():
+    with open(real('rtds-8cpu.xentrace'), 'rb') as f:
+        full = f.read()
+    wins = g.window_offsets(full)
+    end2 = wins[2][0]                       # two whole windows
+    data = full[:end2]
+    # every offset of the first window, and into the second one's records
+    # (the in-process unit test covers every offset of 24 KB)
+    rec_ends = [o + (4 + 8 * (struct.unpack_from('<I', data, o)[0] >> 31) +
+                     4 * ((struct.unpack_from('<I', data, o)[0] >> 28) & 7))
+                for o, *_ in g.walk(data)]
+    bounds = {0, wins[1][0], end2}
+    # Each run is a process: every offset of the first 160 bytes, of the
+    # bytes around the first window boundary, then a stride of 7 (prime to
+    # the record sizes); PI_STATS_FULL=1 runs every offset.  The unit test
+    # test_reader covers every offset of 24 KB in-process.
+    w1 = wins[1][0]
+    if os.environ.get('PI_STATS_FULL'):
+        cuts = range(4, end2 + 1)
+    else:
+        cuts = sorted(set(range(4, 160)) | set(range(w1 - 40, w1 + 80)) |
+                      set(range(160, end2, 7)) | {end2 - 1, end2})
+    for cut in cuts:
+        path = write('cut.bin', data[:cut])
+        rc, out, err = run(['--json', '--strict', path])
+        check('Sanitizer' not in err and 'runtime error' not in err,
+              'cut %d: %s' % (cut, err))
+        whole = cut in bounds
+        eq(rc, EXIT_OK if whole else EXIT_DATA, 'cut %d rc' % cut)
+        js = json.loads(out)
+        eq(js['records'], sum(1 for e in rec_ends if e <= cut and
+                              not (wins[1][0] <= e - 1 < wins[1][0] + 12)),
+           'cut %d records' % cut)
+        if not whole:
+            m = re.search(r'byte (\d+): warning: input ends inside', err)
+            check(m, 'cut %d message: %s' % (cut, err))
+            check(int(m.group(1)) <= cut, 'cut %d offset' % cut)
+
+
+def corrupt_cases(full):
+    wins = g.window_offsets(full)
+    w3, w4, w5 = wins[3][0], wins[4][0], wins[5][0]
+    return [
+        # (name, data, offset in the message, bytes skipped)
+        ('header zeroed', mutate(full, w4, bytes(4)), w4, w5 - w4),
+        ('cpu 5000', mutate(full, w4 + 4, struct.pack('<I', 5000)), w4,
+         w5 - w4),
+        ('size not /4', mutate(full, w4 + 8, struct.pack('<I', 1001)), w4,
+         w5 - w4),
+        ('size huge', mutate(full, w4 + 8, struct.pack('<I', 0x7ffffff0)), w4,
+         w5 - w4),
+        # window claims 4 more bytes: a CPU_CHANGE appears inside it
+        ('size +4', mutate(full, w4 + 8, struct.pack(
+            '<I', wins[4][2] + 4)), w5, 0),
+        # 64 zero bytes in the middle of window 3's records
+        ('zeroed records', mutate(full, w3 + 100, bytes(64)), None, None),
+        # 5 bytes of garbage inserted between two windows
+        ('inserted garbage', full[:w4] + b'\x01\x02\x03\x04\x05' + full[w4:],
+         w4, 5),
+    ]
+
+
+@test
+def corrupt_windows_resync_real_trace():
+    with open(real('rtds-8cpu.xentrace'), 'rb') as f:
+        full = f.read()
+    base, _ = run_json([real('rtds-8cpu.xentrace')])
+    for name, data, off, skipped in corrupt_cases(full):
+        path = write('corrupt.bin', data)
+        js, err = run_json([path])
+        check(js['corrupt_resyncs'] >= 1, name + ': not detected')
+        m = re.search(r'byte (\d+): warning: .*skipped (\d+) bytes, '
+                      r'resynchronised at byte (\d+)', err)
+        check(m, '%s: message: %s' % (name, err))
+        if off is not None:
+            eq(int(m.group(1)), off, name + ': offset reported')
+            eq(js['corrupt_bytes'], skipped, name + ': bytes skipped')
+        check(js['records'] < base['records'] or name == 'size +4' or
+              name == 'inserted garbage', name + ': records')
+        check(js['records'] >= base['records'] - 2000, name + ': resync')
+        rc, _, _ = run(['--strict', '-q', path])
+        eq(rc, EXIT_DATA, name + ': strict')
+    # corruption at the very end: garbage that never resyncs
+    js, err = run_json([write('tailjunk.bin', full + b'\x00' * 40)])
+    eq(js['corrupt_bytes'], 40, 'tail junk')
+    eq(js['records'], base['records'], 'records before junk')
+    check('to the end of input' in err, err)
+
+
+@test
+def stream_large_window_grows_buffer():
+    recs = [g.filler(i, 7) for i in range(60000)]       # 2.2 MB window
+    data = g.window(3, recs) + g.window(3, [g.pi_wakeup(10 ** 6, 1, 1, 9)])
+    js, _ = run_json(['-'], input_bytes=data)
+    eq(js['records'], 60001, 'records via stdin')
+    eq(js['wakeup_cycles']['max'], 9, 'PI after the big window')
+
+
+# --------------------------------------------------- formats and files
+@test
+def json_schema_fields():
+    js, _ = run_json([write('pi.bin', pi_trace())])
+    for k in ('records', 'windows', 'pcpus', 'lost_records', 'corrupt_bytes',
+              'truncated_bytes', 'clock_hz', 'spilled_adds', 'limit',
+              'list_length', 'wakeup_cycles', 'inputs', 'version'):
+        check(k in js, 'missing ' + k)
+    for m in ('list_length', 'wakeup_cycles'):
+        for k in ('count', 'min', 'p50', 'p90', 'p99', 'p999', 'max',
+                  'max_tsc', 'max_offset', 'buckets', 'per_cpu'):
+            check(k in js[m], 'missing %s.%s' % (m, k))
+        for c in js[m]['per_cpu'].values():
+            check('buckets' not in c and 'p999' in c, 'per_cpu fields')
+        eq(sum(b[2] for b in js[m]['buckets']), js[m]['count'],
+           m + ' buckets sum')
+
+
+@test
+def multiple_inputs_merge():
+    a = write('a.bin', pi_trace())
+    b = write('b.bin', legacy_trace())
+    js, _ = run_json([a, b])
+    ja, _ = run_json([a])
+    jb, _ = run_json([b])
+    eq(js['ninputs'], 2, 'ninputs')
+    eq([i['name'] for i in js['inputs']], [a, b], 'names')
+    for k in ('records', 'windows', 'lost_records', 'bytes'):
+        eq(js[k], ja[k] + jb[k], 'merged ' + k)
+    wc = js['wakeup_cycles']
+    eq(wc['count'], ja['wakeup_cycles']['count'] +
+       jb['wakeup_cycles']['count'], 'merged count')
+    eq(wc['max'], 70000, 'merged max')
+    eq(wc['max_input'], a, 'where the max was')
+    # merged buckets = sum of the inputs' buckets
+    s = {}
+    for j in (ja, jb):
+        for lo, hi, n in j['wakeup_cycles']['buckets']:
+            s[(lo, hi)] = s.get((lo, hi), 0) + n
+    eq({(lo, hi): n for lo, hi, n in wc['buckets']}, s, 'bucket merge')
+    rc, out, _ = run([a, b])
+    check('=== all 2 inputs merged ===' in out, 'merged section')
+
+
+@test
+def csv_output():
+    path = write('pi.bin', pi_trace())
+    rc, out, err = run(['--csv', path])
+    eq(rc, 0, 'rc')
+    lines = out.splitlines()
+    eq(lines[0], 'input,metric,cpu,kind,low,high,value', 'header')
+    rows = [l.split(',') for l in lines[1:]]
+    check(all(len(r) == 7 for r in rows), 'seven columns')
+    got = {(r[1], r[2], r[3]): r[6] for r in rows if r[3] != 'bucket'}
+    eq(got[('trace', 'all', 'records')], '15', 'records row')
+    eq(got[('wakeup_cycles', 'all', 'p90')], '70000', 'p90 row')
+    eq(got[('list_length', '4000', 'max')], '9', 'per-cpu row')
+    eq(sum(int(r[6]) for r in rows if r[1] == 'list_length' and
+           r[2] == 'all' and r[3] == 'bucket'), 8, 'bucket rows sum')
+
+
+@test
+def svg_output_and_atomic_files():
+    path = write('pi.bin', pi_trace())
+    svg = os.path.join(WORK, 'plot.svg')
+    out = os.path.join(WORK, 'report.json')
+    rc, o, err = run(['--json', '-o', out, '--svg', svg, path])
+    eq(rc, 0, 'rc: ' + err)
+    eq(o, '', 'nothing on stdout with -o')
+    root = ET.parse(svg).getroot()
+    check(root.tag.endswith('svg'), 'svg root')
+    rects = [r for r in root.iter() if r.tag.endswith('rect')]
+    check(len(rects) > 10, 'bars drawn')
+    titles = [t.text for t in root.iter() if t.tag.endswith('title')]
+    check('[64K, 128K): 1' in titles, 'bar tooltip: %r' % titles)
+    with open(out) as f:
+        eq(json.load(f)['records'], 15, 'report file')
+    # unwritable destination: error, exit 1, nothing left behind
+    bad = os.path.join(WORK, 'no-such-dir', 'r.json')
+    rc, o, err = run(['--json', '-o', bad, path])
+    eq(rc, EXIT_INTERNAL, 'rc for unwritable output')
+    check('cannot create' in err, err)
+    left = [f for f in os.listdir(WORK) if '.tmp.' in f]
+    eq(left, [], 'temporary files left')
+    # input error: no output file is created at all
+    out2 = os.path.join(WORK, 'never.json')
+    rc, o, err = run(['--json', '-o', out2, write('e', b'')])
+    eq(rc, EXIT_NOT_TRACE, 'rc')
+    check(not os.path.exists(out2), 'no output for a failed run')
+
+
+@test
+def install_and_man_page():
+    dest = os.path.join(WORK, 'destdir')
+    p = subprocess.run(['make', '-s', '-C', TOOL, 'install', 'PREFIX=/usr',
+                        'DESTDIR=' + dest], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT)
+    eq(p.returncode, 0, 'make install: ' + p.stdout.decode())
+    check(os.access(os.path.join(dest, 'usr/bin/pi-stats'), os.X_OK), 'bin')
+    man = os.path.join(dest, 'usr/share/man/man1/pi-stats.1')
+    with open(man) as f:
+        text = f.read().replace('\\-', '-')
+    for word in ('EXIT STATUS', 'JSON', 'max_offset', 'lost_records',
+                 '--cpu-mhz', '--strict'):
+        check(word in text, 'man page lacks ' + word)
+
+
+def main():
+    try:
+        build()
+    except Exception as e:                 # noqa: BLE001
+        print('1..1\nnot ok 1 - build\n# %s' % e)
+        return 1
+    print('1..%d' % len(TESTS))
+    failed = 0
+    for i, t in enumerate(TESTS, 1):
+        name = t.__name__
+        t0 = time.time()
+        try:
+            t()
+            print('ok %d - %s # %.1fs' % (i, name, time.time() - t0))
+        except Fail as e:
+            failed += 1
+            print('not ok %d - %s' % (i, name))
+            for line in str(e).splitlines()[:40]:
+                print('# ' + line)
+        except Exception:                  # noqa: BLE001
+            failed += 1
+            print('not ok %d - %s' % (i, name))
+            for line in traceback.format_exc().splitlines()[-20:]:
+                print('# ' + line)
+        sys.stdout.flush()
+    if not failed:
+        shutil.rmtree(WORK, ignore_errors=True)
+    return 1 if failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

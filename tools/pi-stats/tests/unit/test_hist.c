@@ -1,0 +1,140 @@
+/* test_hist.c - exact histogram store, nearest-rank percentiles, bucket
+ * schemes and the cpu list parser, checked against hand-computed values. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buckets.h"
+#include "cpulist.h"
+#include "hist.h"
+#include "pct.h"
+#include "report.h"
+#include "tap.h"
+
+static void test_ranks(void)
+{
+    /* nearest rank: ceil(p/100 * n) */
+    CHECK(pis_rank(1, 5000) == 1, "n=1");
+    CHECK(pis_rank(3, 5000) == 2, "ceil(1.5)");
+    CHECK(pis_rank(3, 9000) == 3, "ceil(2.7)");
+    CHECK(pis_rank(10, 9000) == 9, "ceil(9.0)");
+    CHECK(pis_rank(1000, 9990) == 999, "p99.9 of 1000");
+    CHECK(pis_rank(1001, 9990) == 1000, "ceil(999.999)");
+    CHECK(pis_rank(UINT64_MAX, 10000) == UINT64_MAX, "no overflow");
+    CHECK(pis_rank(UINT64_MAX, 5000) == UINT64_MAX / 2 + 1, "half of max %llu",
+          (unsigned long long)pis_rank(UINT64_MAX, 5000));
+}
+
+static void test_uniform(void)
+{
+    struct pis_hist h;
+    struct pis_summary s;
+    struct pis_vc *vc;
+    size_t n;
+
+    pis_hist_init(&h);
+    /* 1..1000 inserted in a scrambled order, each once */
+    for (uint64_t i = 0; i < 1000; i++)
+        CHECK(pis_hist_add(&h, (i * 7919) % 1000 + 1, 1, 1, i, i * 4, 0) == 0,
+              "add");
+    CHECK(h.used == 1000 && h.count == 1000, "used %zu", h.used);
+    CHECK(pis_summarize(&h, &s, &vc, &n) == 0, "summarize");
+    CHECK(s.min == 1 && s.max == 1000, "min %llu max %llu",
+          (unsigned long long)s.min, (unsigned long long)s.max);
+    CHECK(s.p50 == 500 && s.p90 == 900 && s.p99 == 990 && s.p999 == 999,
+          "p50 %llu p90 %llu p99 %llu p999 %llu", (unsigned long long)s.p50,
+          (unsigned long long)s.p90, (unsigned long long)s.p99,
+          (unsigned long long)s.p999);
+    /* max 1000 was added at i with (i*7919)%1000 == 999 -> i = 1 (7919%1000=919)... find it */
+    {
+        uint64_t want = 0;
+        for (uint64_t i = 0; i < 1000; i++)
+            if ((i * 7919) % 1000 + 1 == 1000)
+                want = i;
+        CHECK(s.max_tsc == want && s.max_offset == want * 4,
+              "max at tsc %llu", (unsigned long long)s.max_tsc);
+    }
+    for (size_t i = 1; i < n; i++)
+        CHECK(vc[i - 1].value < vc[i].value, "sorted");
+    free(vc);
+    pis_hist_free(&h);
+}
+
+static void test_merge_and_ties(void)
+{
+    struct pis_hist a, b;
+
+    pis_hist_init(&a);
+    pis_hist_init(&b);
+    pis_hist_add(&a, 5, 1, 1, 100, 40, 1);
+    pis_hist_add(&a, 7, 2, 1, 200, 80, 1);
+    pis_hist_add(&b, 7, 1, 1, 300, 12, 0);  /* same max, earlier input */
+    pis_hist_add(&b, 1, 3, 0, 0, 8, 0);
+    CHECK(pis_hist_merge(&a, &b) == 0, "merge");
+    CHECK(a.count == 7 && a.used == 3 && a.min == 1 && a.max == 7,
+          "count %llu used %zu", (unsigned long long)a.count, a.used);
+    CHECK(a.max_file == 0 && a.max_offset == 12 && a.max_tsc == 300,
+          "tie keeps the earlier input: file %d off %llu", a.max_file,
+          (unsigned long long)a.max_offset);
+    pis_hist_free(&a);
+    pis_hist_free(&b);
+}
+
+static void test_buckets(void)
+{
+    struct pis_vc vc[] = { { 0, 1 }, { 1, 2 }, { 3, 4 }, { 4, 8 },
+                           { 1000, 1 }, { 1024, 5 } };
+    struct pis_bucket *b;
+    size_t n;
+    uint64_t lo, hi;
+
+    b = pis_buckets(vc, 6, PIS_LOG2, 0, 0, &n);
+    /* [0,1):1 [1,2):2 [2,4):4 [4,8):8 [512,1024):1 [1024,2048):5 */
+    CHECK(n == 6, "n %zu", n);
+    CHECK(b[0].low == 0 && b[0].high == 1 && b[0].count == 1, "b0");
+    CHECK(b[1].low == 1 && b[1].high == 2 && b[1].count == 2, "b1");
+    CHECK(b[2].low == 2 && b[2].high == 4 && b[2].count == 4, "b2");
+    CHECK(b[3].low == 4 && b[3].high == 8 && b[3].count == 8, "b3");
+    CHECK(b[4].low == 512 && b[4].high == 1024 && b[4].count == 1, "b4");
+    CHECK(b[5].low == 1024 && b[5].high == 2048 && b[5].count == 5, "b5");
+    free(b);
+    b = pis_buckets(vc, 6, PIS_LOG2, 0, 1, &n);
+    CHECK(n == 12, "dense log2 has every bucket from [0,1) to [1K,2K): %zu",
+          n);
+    free(b);
+    b = pis_buckets(vc, 4, PIS_LINEAR, 2, 0, &n);
+    /* step 2: [0,2):3 [2,4):4 [4,6):8 */
+    CHECK(n == 3 && b[0].count == 3 && b[1].count == 4 && b[2].count == 8 &&
+          b[2].low == 4 && b[2].high == 6, "linear step 2");
+    free(b);
+    pis_bucket_bounds(PIS_LOG2, 0, 64, &lo, &hi);
+    CHECK(lo == 1ull << 63 && hi == UINT64_MAX, "top log2 bucket");
+    CHECK(pis_bucket_index(PIS_LOG2, 0, UINT64_MAX) == 64, "index of max");
+}
+
+static void test_cpulist(void)
+{
+    unsigned char m[PIS_CPUMAP_BYTES];
+    char err[128];
+
+    CHECK(pis_cpulist_parse("0-3,8,4000", m, err, sizeof(err)) == 0, "%s",
+          err);
+    CHECK(m[0] == 0x0f && m[1] == 0x01 && (m[500] & 1), "bits");
+    CHECK(pis_cpulist_parse("4095", m, err, sizeof(err)) == 0, "4095");
+    CHECK(pis_cpulist_parse("4096", m, err, sizeof(err)) == -1, "4096");
+    CHECK(pis_cpulist_parse("3-1", m, err, sizeof(err)) == -1, "3-1");
+    CHECK(pis_cpulist_parse("1,,2", m, err, sizeof(err)) == -1, "1,,2");
+    CHECK(pis_cpulist_parse("", m, err, sizeof(err)) == -1, "empty");
+    CHECK(pis_cpulist_parse("-1", m, err, sizeof(err)) == -1, "-1");
+    CHECK(pis_cpulist_parse("1x", m, err, sizeof(err)) == -1, "1x");
+}
+
+int main(void)
+{
+    test_ranks();
+    test_uniform();
+    test_merge_and_ties();
+    test_buckets();
+    test_cpulist();
+    return TAP_DONE();
+}
