@@ -24,12 +24,23 @@ die() { echo "build-xen: $*" >&2; exit 1; }
 # Keep a pyenv or venv python3-config out of the build (issue seen here).
 export PATH=/usr/bin:/bin:$PATH
 
+# The mark says whether the build could reach the network.
+mark_ok() {
+    if [ -n "$NONET" ]; then
+        echo "network: none ($NONET)" > "$1"
+    else
+        echo "network: available" > "$1"
+    fi
+}
+
 hypervisor() {
     local flavour=$1 dir=$TREE ok
     if [ "$flavour" = release ]; then
         dir=$top/build/xen-release
         # A second checkout of the same commit: an in-tree build of its own,
         # updated file by file so that it stays incremental.
+        # (After a fresh import of build/xen, an old checkout is orphaned.)
+        git -C "$dir" rev-parse -q --verify HEAD >/dev/null 2>&1 || rm -rf "$dir"
         if [ ! -d "$dir" ]; then
             git -C "$TREE" worktree prune
             git -C "$TREE" worktree add -q --detach "$dir" HEAD
@@ -41,20 +52,23 @@ hypervisor() {
     fi
     ok=$dir/.xen-bigvm-hypervisor-$flavour.ok
     rm -f "$ok"
-    if [ ! -f "$dir/xen/.config" ] || ! grep -q "^# xen-bigvm $flavour" "$dir/xen/.config"; then
+    # debug: defconfig + CONFIG_DEBUG=y; release: defconfig.  Xen rewrites
+    # .config while building, so the flavour is read back from it.
+    local want='^# CONFIG_DEBUG is not set$'
+    [ "$flavour" = release ] || want='^CONFIG_DEBUG=y$'
+    if ! grep -q "$want" "$dir/xen/.config" 2>/dev/null; then
         $NONET make -s -C "$dir/xen" defconfig >/dev/null
         if [ "$flavour" = debug ]; then
             sed -i 's/^# CONFIG_DEBUG is not set$/CONFIG_DEBUG=y/' "$dir/xen/.config"
             $NONET make -s -C "$dir/xen" olddefconfig >/dev/null
         fi
-        echo "# xen-bigvm $flavour" >> "$dir/xen/.config"
     fi
     if ! $NONET make -j"$JOBS" -C "$dir/xen" >"$dir/xen-$flavour.log" 2>&1; then
         tail -n 30 "$dir/xen-$flavour.log" >&2
         rm -f "$dir/xen/xen" "$dir/xen/xen.gz"
         die "hypervisor ($flavour) build failed; log: $dir/xen-$flavour.log"
     fi
-    touch "$ok"
+    mark_ok "$ok"
     echo "build-xen: hypervisor ($flavour): $dir/xen/xen, $dir/xen/xen.gz"
 }
 
@@ -75,7 +89,7 @@ tools() {
         tail -n 30 "$TREE/tools.log" >&2
         die "tools build failed; log: $TREE/tools.log"
     fi
-    touch "$ok"
+    mark_ok "$ok"
     echo "build-xen: tools: $TREE/dist/install"
 }
 

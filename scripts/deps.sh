@@ -8,7 +8,7 @@ set -euo pipefail
 build_pkgs="make gcc git bison flex acpica-tools libyajl-dev uuid-dev
     libncurses-dev zlib1g-dev liblzma-dev libbz2-dev libzstd-dev python3
     python3-dev python3-setuptools pkg-config gettext xz-utils bzip2 patch
-    ca-certificates"
+    ca-certificates perl dpkg-dev"
 e2e_pkgs="qemu-system-x86 busybox-static cpio"
 fuzz_pkgs="clang libclang-rt-14-dev"
 
@@ -35,7 +35,7 @@ sudo=
 [ "$(id -u)" = 0 ] || sudo=sudo
 export DEBIAN_FRONTEND=noninteractive
 # A fresh machine has no package lists yet.
-if ! apt-get install -y -qq --no-install-recommends $missing >/dev/null 2>&1; then
+if ! $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null 2>&1; then
     $sudo apt-get update -qq
     $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null ||
         { echo "deps: apt-get install failed for:$missing" >&2; exit 1; }
