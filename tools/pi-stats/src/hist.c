@@ -1,8 +1,15 @@
-/* hist.c - exact value/count store (open addressing hash). */
+/* hist.c - exact value/count store; see hist.h for the three tiers. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "hist.h"
+
+#define BUF_MIN 256
+/* The buffer may grow to the number of distinct values (at least
+ * BUF_FLOOR, at most BUF_CEIL): a merge then costs O(1) per sample and the
+ * buffer never needs more memory than the sorted array. */
+#define BUF_FLOOR 8192
+#define BUF_CEIL (1u << 22)
 
 void pis_hist_init(struct pis_hist *h)
 {
@@ -11,44 +18,191 @@ void pis_hist_init(struct pis_hist *h)
 
 void pis_hist_free(struct pis_hist *h)
 {
-    free(h->slot);
+    free(h->vc);
+    free(h->small);
+    free(h->buf);
     pis_hist_init(h);
 }
 
-static inline size_t hash64(uint64_t v, size_t mask)
+/* LSD radix sort of a[0..n) on the bytes that differ between elements;
+ * tmp holds n elements.  Result in a. */
+static void radix_sort(uint32_t *a, uint32_t *tmp, size_t n)
 {
-    v ^= v >> 33;
-    v *= 0xff51afd7ed558ccdull;
-    v ^= v >> 33;
-    return (size_t)v & mask;
-}
+    size_t cnt[256];
+    uint32_t *src = a, *dst = tmp, diff = 0;
 
-static void put(struct pis_vc *slot, size_t cap, uint64_t v, uint64_t n,
-                size_t *used)
-{
-    size_t i = hash64(v, cap - 1);
-    while (slot[i].count && slot[i].value != v)
-        i = (i + 1) & (cap - 1);
-    if (!slot[i].count) {
-        slot[i].value = v;
-        (*used)++;
+    for (size_t i = 0; i < n; i++)
+        diff |= a[i] ^ a[0];
+    for (unsigned sh = 0; sh < 32; sh += 8) {
+        size_t sum = 0;
+        uint32_t *t;
+        if (!((diff >> sh) & 0xff))
+            continue;           /* this byte is the same everywhere */
+        memset(cnt, 0, sizeof(cnt));
+        for (size_t i = 0; i < n; i++)
+            cnt[(src[i] >> sh) & 0xff]++;
+        for (unsigned k = 0; k < 256; k++) {
+            size_t c = cnt[k];
+            cnt[k] = sum;
+            sum += c;
+        }
+        for (size_t i = 0; i < n; i++)
+            dst[cnt[(src[i] >> sh) & 0xff]++] = src[i];
+        t = src;
+        src = dst;
+        dst = t;
     }
-    slot[i].count += n;
+    if (src != a)
+        memcpy(a, src, n * sizeof(*a));
 }
 
-static int grow(struct pis_hist *h)
+/* out = a + b (both sorted, distinct); out holds na + nb.  Returns the
+ * number of distinct values. */
+static size_t merge_vc(const struct pis_vc *a, size_t na,
+                       const struct pis_vc *b, size_t nb, struct pis_vc *out)
 {
-    size_t ncap = h->cap ? h->cap * 2 : 64, used = 0;
-    struct pis_vc *ns = calloc(ncap, sizeof(*ns));
+    size_t i = 0, j = 0, k = 0;
 
-    if (!ns)
+    while (i < na || j < nb) {
+        if (j >= nb || (i < na && a[i].value < b[j].value))
+            out[k++] = a[i++];
+        else if (i >= na || b[j].value < a[i].value)
+            out[k++] = b[j++];
+        else {
+            out[k] = a[i++];
+            out[k++].count += b[j++].count;
+        }
+    }
+    return k;
+}
+
+/* Runs of the small counters and of the sorted buffer, ascending (the
+ * small values are all below the buffered ones only if the buffer holds no
+ * small value, which add() guarantees except when a counter is full: so
+ * merge the two).  Caller frees.  buf is sorted as a side effect. */
+static struct pis_vc *pending_runs(uint32_t *buf, size_t nbuf,
+                                   const uint32_t *small, size_t *n)
+{
+    struct pis_vc *a, *b, *out;
+    uint32_t *tmp;
+    size_t na = 0, nb = 0;
+
+    *n = 0;
+    a = malloc((PIS_HIST_SMALL + 1) * sizeof(*a));
+    b = malloc((nbuf + 1) * sizeof(*b));
+    out = malloc((PIS_HIST_SMALL + nbuf + 1) * sizeof(*out));
+    tmp = malloc((nbuf + 1) * sizeof(*tmp));
+    if (!a || !b || !out || !tmp) {
+        free(a);
+        free(b);
+        free(out);
+        free(tmp);
+        return NULL;
+    }
+    if (small)
+        for (unsigned v = 0; v < PIS_HIST_SMALL; v++)
+            if (small[v]) {
+                a[na].value = v;
+                a[na++].count = small[v];
+            }
+    if (nbuf)
+        radix_sort(buf, tmp, nbuf);
+    for (size_t x = 0; x < nbuf; x++) {
+        if (nb && b[nb - 1].value == buf[x]) {
+            b[nb - 1].count++;
+        } else {
+            b[nb].value = buf[x];
+            b[nb++].count = 1;
+        }
+    }
+    *n = merge_vc(a, na, b, nb, out);
+    free(a);
+    free(b);
+    free(tmp);
+    return out;
+}
+
+/* vc += r[0..nr) (sorted, distinct), merging backwards in place. */
+static int merge_in_place(struct pis_hist *h, const struct pis_vc *r,
+                          size_t nr)
+{
+    size_t total = h->used + nr;
+    ptrdiff_t i, j, k;
+
+    if (total > h->cap) {
+        size_t nc = h->cap + h->cap / 2;
+        struct pis_vc *nv;
+        if (nc < total)
+            nc = total;
+        nv = realloc(h->vc, nc * sizeof(*nv));
+        if (!nv)
+            return -1;
+        h->vc = nv;
+        h->cap = nc;
+    }
+    /* k never overtakes i: k - i >= j + 1 */
+    i = (ptrdiff_t)h->used - 1;
+    j = (ptrdiff_t)nr - 1;
+    k = (ptrdiff_t)total - 1;
+    while (j >= 0) {
+        if (i >= 0 && h->vc[i].value > r[j].value) {
+            h->vc[k--] = h->vc[i--];
+        } else if (i >= 0 && h->vc[i].value == r[j].value) {
+            h->vc[k] = h->vc[i--];
+            h->vc[k--].count += r[j--].count;
+        } else {
+            h->vc[k--] = r[j--];
+        }
+    }
+    /* vc[0..i] stayed; the merged tail is vc[k+1..total) */
+    if (k > i)
+        memmove(h->vc + i + 1, h->vc + k + 1,
+                (size_t)((ptrdiff_t)total - k - 1) * sizeof(*h->vc));
+    h->used = total - (size_t)(k - i);
+    return 0;
+}
+
+/* Fold the buffer (not the small counters) into vc. */
+static int flush_buf(struct pis_hist *h)
+{
+    struct pis_vc *r;
+    size_t n;
+    int rc;
+
+    if (!h->nbuf)
+        return 0;
+    r = pending_runs(h->buf, h->nbuf, NULL, &n);
+    if (!r)
         return -1;
-    for (size_t i = 0; i < h->cap; i++)
-        if (h->slot[i].count)
-            put(ns, ncap, h->slot[i].value, h->slot[i].count, &used);
-    free(h->slot);
-    h->slot = ns;
-    h->cap = ncap;
+    rc = merge_in_place(h, r, n);
+    free(r);
+    if (!rc)
+        h->nbuf = 0;
+    return rc;
+}
+
+int pis_hist_compact(struct pis_hist *h)
+{
+    struct pis_vc *r;
+    size_t n;
+
+    if (!h->nbuf && !h->small) {
+        free(h->buf);
+        h->buf = NULL;
+        h->bufcap = 0;
+        return 0;
+    }
+    r = pending_runs(h->buf, h->nbuf, h->small, &n);
+    if (!r || merge_in_place(h, r, n)) {
+        free(r);
+        return -1;
+    }
+    free(r);
+    free(h->small);
+    free(h->buf);
+    h->small = NULL;
+    h->buf = NULL;
+    h->nbuf = h->bufcap = 0;
     return 0;
 }
 
@@ -57,14 +211,9 @@ static int later(int f1, uint64_t o1, int f2, uint64_t o2)
     return f1 > f2 || (f1 == f2 && o1 > o2);
 }
 
-int pis_hist_add(struct pis_hist *h, uint64_t v, uint64_t n, int has_tsc,
-                 uint64_t tsc, uint64_t offset, int file)
+static void note(struct pis_hist *h, uint64_t v, int has_tsc, uint64_t tsc,
+                 uint64_t offset, int file)
 {
-    if (n == 0)
-        return 0;
-    if ((h->used + 1) * 2 > h->cap && grow(h) != 0)
-        return -1;
-    put(h->slot, h->cap, v, n, &h->used);
     if (h->count == 0 || v < h->min)
         h->min = v;
     if (h->count == 0 || v > h->max ||
@@ -75,71 +224,114 @@ int pis_hist_add(struct pis_hist *h, uint64_t v, uint64_t n, int has_tsc,
         h->max_offset = offset;
         h->max_file = file;
     }
+}
+
+static int add_buf(struct pis_hist *h, uint32_t v)
+{
+    if (h->nbuf == h->bufcap) {
+        size_t lim = h->used > BUF_FLOOR ? h->used : BUF_FLOOR;
+        if (lim > BUF_CEIL)
+            lim = BUF_CEIL;
+        if (h->bufcap >= lim) {
+            if (flush_buf(h))
+                return -1;
+        } else {
+            size_t nc = h->bufcap ? h->bufcap * 2 : BUF_MIN;
+            uint32_t *nb = realloc(h->buf, nc * sizeof(*nb));
+            if (!nb)
+                return -1;
+            h->buf = nb;
+            h->bufcap = nc;
+        }
+    }
+    h->buf[h->nbuf++] = v;
+    return 0;
+}
+
+int pis_hist_add(struct pis_hist *h, uint64_t v, uint64_t n, int has_tsc,
+                 uint64_t tsc, uint64_t offset, int file)
+{
+    if (n == 0)
+        return 0;
+    if (n == 1 && v < PIS_HIST_SMALL) {
+        if (!h->small && !(h->small = calloc(PIS_HIST_SMALL, sizeof(uint32_t))))
+            return -1;
+        if (h->small[v] != UINT32_MAX)
+            h->small[v]++;
+        else if (add_buf(h, (uint32_t)v))   /* counter full */
+            return -1;
+    } else if (n == 1 && v <= UINT32_MAX) {
+        if (add_buf(h, (uint32_t)v))
+            return -1;
+    } else {
+        struct pis_vc one = { v, n };
+        if (merge_in_place(h, &one, 1))
+            return -1;
+    }
+    note(h, v, has_tsc, tsc, offset, file);
     h->count += n;
     return 0;
 }
 
+/* Sorted view of everything (h unchanged); caller frees. */
+static struct pis_vc *combine(const struct pis_hist *h, size_t *n)
+{
+    struct pis_vc *r, *out;
+    uint32_t *copy = NULL;
+    size_t nr;
+
+    *n = 0;
+    if (h->nbuf) {
+        copy = malloc(h->nbuf * sizeof(*copy));
+        if (!copy)
+            return NULL;
+        memcpy(copy, h->buf, h->nbuf * sizeof(*copy));
+    }
+    r = pending_runs(copy, h->nbuf, h->small, &nr);
+    free(copy);
+    if (!r)
+        return NULL;
+    out = malloc((h->used + nr + 1) * sizeof(*out));
+    if (out)
+        *n = merge_vc(h->vc, h->used, r, nr, out);
+    free(r);
+    return out;
+}
+
 int pis_hist_merge(struct pis_hist *dst, const struct pis_hist *src)
 {
-    uint64_t min, max, tsc, off;
-    int has, file, first = dst->count == 0;
+    struct pis_vc *sv;
+    size_t n;
+    uint64_t cnt = dst->count;
+    int rc;
 
     if (src->count == 0)
         return 0;
-    min = dst->min;
-    max = dst->max;
-    tsc = dst->max_tsc;
-    off = dst->max_offset;
-    has = dst->max_has_tsc;
-    file = dst->max_file;
-    for (size_t i = 0; i < src->cap; i++) {
-        if (!src->slot[i].count)
-            continue;
-        if ((dst->used + 1) * 2 > dst->cap && grow(dst) != 0)
-            return -1;
-        put(dst->slot, dst->cap, src->slot[i].value, src->slot[i].count,
-            &dst->used);
+    sv = combine(src, &n);
+    if (!sv)
+        return -1;
+    rc = pis_hist_compact(dst);
+    if (!rc)
+        rc = merge_in_place(dst, sv, n);
+    free(sv);
+    if (rc)
+        return -1;
+    if (cnt == 0 || src->min < dst->min)
+        dst->min = src->min;
+    if (cnt == 0 || src->max > dst->max ||
+        (src->max == dst->max && later(dst->max_file, dst->max_offset,
+                                       src->max_file, src->max_offset))) {
+        dst->max = src->max;
+        dst->max_tsc = src->max_tsc;
+        dst->max_offset = src->max_offset;
+        dst->max_has_tsc = src->max_has_tsc;
+        dst->max_file = src->max_file;
     }
-    dst->count += src->count;
-    if (first || src->min < min)
-        min = src->min;
-    if (first || src->max > max ||
-        (src->max == max && later(file, off, src->max_file,
-                                  src->max_offset))) {
-        max = src->max;
-        tsc = src->max_tsc;
-        off = src->max_offset;
-        has = src->max_has_tsc;
-        file = src->max_file;
-    }
-    dst->min = min;
-    dst->max = max;
-    dst->max_tsc = tsc;
-    dst->max_offset = off;
-    dst->max_has_tsc = has;
-    dst->max_file = file;
+    dst->count = cnt + src->count;
     return 0;
-}
-
-static int cmp_vc(const void *a, const void *b)
-{
-    const struct pis_vc *x = a, *y = b;
-    return (x->value > y->value) - (x->value < y->value);
 }
 
 struct pis_vc *pis_hist_sorted(const struct pis_hist *h, size_t *n)
 {
-    struct pis_vc *out;
-    size_t k = 0;
-
-    *n = 0;
-    out = malloc((h->used ? h->used : 1) * sizeof(*out));
-    if (!out)
-        return NULL;
-    for (size_t i = 0; i < h->cap; i++)
-        if (h->slot[i].count)
-            out[k++] = h->slot[i];
-    qsort(out, k, sizeof(*out), cmp_vc);
-    *n = k;
-    return out;
+    return combine(h, n);
 }

@@ -1,8 +1,17 @@
 /* hist.h - exact sample store: every distinct value with its count.
  *
+ * Three tiers, all exact:
+ *  - values below PIS_HIST_SMALL are counted in place in one 4 KiB array
+ *    (list lengths, entries walked: dense and cache resident);
+ *  - other 32-bit values are appended to a buffer; when it fills it is
+ *    radix sorted, run-length compressed and merged into a sorted array of
+ *    distinct (value, count) -- sequential memory traffic only, which is
+ *    what keeps per-pCPU cycle histograms fast when they do not fit in the
+ *    cache;
+ *  - wider values are merged into the sorted array directly (rare).
  * Memory grows with the number of distinct values, not with the number of
- * samples, so percentiles are exact (no sampling) and histograms can be
- * bucketed any way afterwards.  Also keeps where the maximum happened.
+ * samples.  Percentiles are exact (no sampling).  Also keeps where the
+ * maximum happened.
  */
 #ifndef PIS_HIST_H
 #define PIS_HIST_H
@@ -10,15 +19,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#define PIS_HIST_SMALL 1024u
+
 struct pis_vc {                 /* one distinct value */
     uint64_t value;
     uint64_t count;
 };
 
 struct pis_hist {
-    struct pis_vc *slot;        /* open addressing, count 0 = empty */
-    size_t cap;                 /* power of two, or 0 */
-    size_t used;                /* distinct values */
+    struct pis_vc *vc;          /* sorted by value, distinct */
+    size_t used, cap;
+    uint32_t *small;            /* PIS_HIST_SMALL counters, or NULL */
+    uint32_t *buf;              /* pending 32-bit samples, unsorted */
+    size_t nbuf, bufcap;
     uint64_t count;             /* samples */
     uint64_t min, max;
     uint64_t max_tsc;           /* TSC of the first sample equal to max */
@@ -29,12 +42,17 @@ struct pis_hist {
 
 void pis_hist_init(struct pis_hist *h);
 void pis_hist_free(struct pis_hist *h);
-/* Returns 0, or -1 when out of memory (the sample is then lost). */
+/* Add n samples of value v.  Returns 0, or -1 when out of memory (the
+ * sample is then lost). */
 int pis_hist_add(struct pis_hist *h, uint64_t v, uint64_t n, int has_tsc,
                  uint64_t tsc, uint64_t offset, int file);
+/* Fold everything into the sorted array and release the buffers (end of
+ * an input).  0 or -1 (out of memory). */
+int pis_hist_compact(struct pis_hist *h);
 /* dst += src. Ties on the maximum keep the earlier (file, offset). */
 int pis_hist_merge(struct pis_hist *dst, const struct pis_hist *src);
-/* Distinct values sorted ascending; caller frees.  *n = h->used. */
+/* Distinct values sorted ascending, pending samples included; caller
+ * frees.  *n = number of distinct values.  NULL only when out of memory. */
 struct pis_vc *pis_hist_sorted(const struct pis_hist *h, size_t *n);
 
 #endif

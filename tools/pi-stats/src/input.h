@@ -12,9 +12,11 @@ enum pis_input_status {
     PIS_INPUT_NOT_TRACE,    /* the reader rejected the data */
 };
 
-/* Regular files are mapped (pages behind the cursor are dropped every
- * 64 MiB so resident memory stays bounded); pipes and "-" are read with
- * read() into a buffer that holds at most one window. */
+/* Regular files are mapped; page tables are populated 16 MiB ahead of the
+ * cursor and pages behind it are dropped every 8 MiB, so resident memory
+ * stays bounded whatever the file size.  Pipes and "-" are read with
+ * read() into a buffer that holds at most one window (grown as needed up
+ * to the largest possible window). */
 enum pis_input_status pis_input_run(struct pis_reader *r, const char *path,
                                     char *err, size_t errlen);
 

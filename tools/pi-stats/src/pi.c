@@ -228,6 +228,12 @@ void pis_pi_record(struct pis_pi *p, const struct pis_rec *rec)
 
 void pis_pi_end_input(struct pis_pi *p)
 {
+    for (int m = 0; m < PIS_NMETRICS; m++)
+        for (unsigned c = 0; c < PIS_MAX_CPUS; c++)
+            if (p->m[m].cpu[c] && pis_hist_compact(p->m[m].cpu[c]))
+                p->oom = 1;
+    if (pis_hist_compact(&p->limits))
+        p->oom = 1;
     for (unsigned c = 0; c < PIS_MAX_CPUS; c++) {
         if (p->open[c].open)
             p->c.legacy_unmatched_start++;

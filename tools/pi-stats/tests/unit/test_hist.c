@@ -37,6 +37,7 @@ static void test_uniform(void)
     for (uint64_t i = 0; i < 1000; i++)
         CHECK(pis_hist_add(&h, (i * 7919) % 1000 + 1, 1, 1, i, i * 4, 0) == 0,
               "add");
+    CHECK(pis_hist_compact(&h) == 0, "compact");
     CHECK(h.used == 1000 && h.count == 1000, "used %zu", h.used);
     CHECK(pis_summarize(&h, &s, &vc, &n) == 0, "summarize");
     CHECK(s.min == 1 && s.max == 1000, "min %llu max %llu",
@@ -71,6 +72,7 @@ static void test_merge_and_ties(void)
     pis_hist_add(&b, 7, 1, 1, 300, 12, 0);  /* same max, earlier input */
     pis_hist_add(&b, 1, 3, 0, 0, 8, 0);
     CHECK(pis_hist_merge(&a, &b) == 0, "merge");
+    CHECK(pis_hist_compact(&a) == 0, "compact");
     CHECK(a.count == 7 && a.used == 3 && a.min == 1 && a.max == 7,
           "count %llu used %zu", (unsigned long long)a.count, a.used);
     CHECK(a.max_file == 0 && a.max_offset == 12 && a.max_tsc == 300,
@@ -78,6 +80,43 @@ static void test_merge_and_ties(void)
           (unsigned long long)a.max_offset);
     pis_hist_free(&a);
     pis_hist_free(&b);
+}
+
+/* Many samples (buffer flushes many times), wide 64-bit values. */
+static void test_many(void)
+{
+    struct pis_hist h;
+    struct pis_summary s;
+    struct pis_vc *vc;
+    size_t n;
+    uint64_t big = 0x0123456789abcdefull;
+
+    pis_hist_init(&h);
+    for (uint64_t i = 0; i < 200000; i++)     /* 0..4999, 40 of each */
+        pis_hist_add(&h, (i * 2654435761u) % 5000, 1, 0, 0, i, 0);
+    pis_hist_add(&h, big, 1, 1, 77, 1, 0);
+    pis_hist_add(&h, big - 256, 3, 1, 78, 2, 0);   /* n > 1 path */
+    CHECK(pis_summarize(&h, &s, &vc, &n) == 0, "summarize");
+    CHECK(n == 5002 && s.count == 200004, "n %zu count %llu", n,
+          (unsigned long long)s.count);
+    {
+        int ok = 1;
+        for (size_t i = 0; i < 5000; i++)
+            ok &= vc[i].value == i && vc[i].count == 40;
+        CHECK(ok, "each of 0..4999 counted 40 times");
+    }
+    CHECK(vc[5000].value == big - 256 && vc[5000].count == 3 &&
+          vc[5001].value == big, "64-bit values sorted");
+    /* rank ceil(.5*200004)=100002 -> value 2500 (ranks 100001..100040) */
+    CHECK(s.p50 == 2500 && s.p99 == 4950 && s.max == big &&
+          s.max_tsc == 77, "p50 %llu p99 %llu", (unsigned long long)s.p50,
+          (unsigned long long)s.p99);
+    /* p99.9: rank ceil(199804.0) = 199804 -> 4995 (199801..199840) */
+    CHECK(s.p999 == 4995, "p999 %llu", (unsigned long long)s.p999);
+    free(vc);
+    CHECK(pis_hist_compact(&h) == 0 && h.buf == NULL && h.used == 5002,
+          "compact");
+    pis_hist_free(&h);
 }
 
 static void test_buckets(void)
@@ -134,6 +173,7 @@ int main(void)
     test_ranks();
     test_uniform();
     test_merge_and_ties();
+    test_many();
     test_buckets();
     test_cpulist();
     return TAP_DONE();
