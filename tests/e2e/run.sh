@@ -1,0 +1,423 @@
+#!/usr/bin/env bash
+# End-to-end test: boot the patched Xen under QEMU (TCG) with a Debian Linux
+# dom0, create real guests with the built xl, check what the guests print,
+# record a real trace with xentrace and analyse it on the host.
+#
+# usage: tests/e2e/run.sh            run the cases (one verdict line each)
+#        tests/e2e/run.sh --shell    boot the same images, dom0 shell on this terminal
+#
+# environment:
+#   TREE=DIR          built Xen tree (default build/xen): DIR/xen/xen and
+#                     DIR/dist/install from `make xen tools`
+#   E2E_CASES="..."   cases to run (default: all; see cases.sh)
+#   E2E_OUT=DIR       results (default build/e2e)
+#   E2E_BOOT_TIMEOUT  seconds per QEMU boot before it is killed (default 1500)
+#   E2E_GUEST_TIMEOUT seconds a guest may take to print and power off (default 240)
+#   E2E_CPU_AMD / E2E_CPU_INTEL   QEMU -cpu of the two boots
+#
+# Exit status 0 when every selected case passed; 1 otherwise (the failing
+# cases are named on stderr and in the FAIL lines).  Results: build/e2e/.
+set -u
+set -o pipefail
+
+E2E_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TOP=$(cd "$E2E_DIR/../.." && pwd)
+TREE=${TREE:-$TOP/build/xen}
+OUT=${E2E_OUT:-$TOP/build/e2e}
+CACHE=$TOP/build/cache
+BOOT_TIMEOUT=${E2E_BOOT_TIMEOUT:-1500}
+GUEST_TIMEOUT=${E2E_GUEST_TIMEOUT:-240}
+CPU_AMD=${E2E_CPU_AMD:-max}
+CPU_INTEL=${E2E_CPU_INTEL:-max,vendor=GenuineIntel}
+ACCEL=${E2E_ACCEL:-tcg,thread=single}
+XEN_CMDLINE="console=com1 com1=115200,8n1 dom0_mem=1G,max:1G dom0_max_vcpus=2 loglvl=all guest_loglvl=all smap=0"
+DOM0_CMDLINE="console=hvc0 earlyprintk=xen rdinit=/init panic=5"
+
+. "$E2E_DIR/cases.sh"
+
+T_START=$(date +%s)
+log() { echo "e2e: $*"; }
+die() { echo "e2e: FAIL setup: $*"; echo "e2e: failed: setup" >&2; exit 1; }
+elapsed() { echo $(( $(date +%s) - T_START )); }
+
+mode=run
+case ${1:-} in
+--shell) mode=shell ;;
+"") ;;
+-h | --help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+*) echo "usage: $0 [--shell]" >&2; exit 2 ;;
+esac
+
+# -- selection ---------------------------------------------------------------
+CASES=${E2E_CASES:-$E2E_ALL_CASES}
+CASES=$(echo $CASES)
+for c in $CASES; do
+    case " $(echo $E2E_ALL_CASES) " in
+    *" $c "*) ;;
+    *) echo "e2e: unknown case '$c' (known: $(echo $E2E_ALL_CASES))" >&2; exit 2 ;;
+    esac
+done
+
+# -- prerequisites -----------------------------------------------------------
+"$TOP/scripts/deps.sh" e2e || die "scripts/deps.sh e2e failed"
+for t in qemu-system-x86_64 busybox cpio dpkg-deb python3 timeout; do
+    command -v "$t" >/dev/null || die "$t not found"
+done
+INST=$TREE/dist/install
+[ -f "$TREE/xen/xen" ] || die "no hypervisor at $TREE/xen/xen (run make xen)"
+[ -x "$INST/usr/sbin/xl" ] || die "no tools at $INST (run make tools)"
+for f in usr/sbin/xenstored usr/sbin/xenconsoled usr/sbin/xentrace usr/lib/xen/bin/xen-init-dom0; do
+    [ -x "$INST/$f" ] || die "$INST/$f missing"
+done
+mkdir -p "$OUT" "$CACHE"
+
+# -- kernel: Debian bookworm's linux-image-6.1.0-*-amd64, not installed ---------
+kernel_deb() {
+    local deb pkg
+    deb=$(ls -1 "$CACHE"/linux-image-6.1.0-*-amd64_*_amd64.deb 2>/dev/null | sort -V | tail -n1)
+    if [ -z "$deb" ]; then
+        pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
+              sed -n 's/^ *Depends: \(linux-image-6\.1\.0-[0-9]*-amd64\)$/\1/p' | head -n1)
+        [ -n "$pkg" ] || pkg=$(apt-cache search --names-only '^linux-image-6\.1\.0-[0-9]+-amd64$' |
+                               cut -d' ' -f1 | sort -V | tail -n1)
+        [ -n "$pkg" ] || { echo "no linux-image-6.1.0-*-amd64 known to apt" >&2; return 1; }
+        (cd "$CACHE" && apt-get download -q "$pkg" >/dev/null 2>&1) ||
+            { echo "apt-get download $pkg failed" >&2; return 1; }
+        deb=$(ls -1 "$CACHE/${pkg}"_*_amd64.deb 2>/dev/null | tail -n1)
+    fi
+    [ -s "$deb" ] && echo "$deb"
+}
+DEB=$(kernel_deb) || die "cannot get the Debian kernel package"
+KDIR=$OUT/kernel
+if [ "$(cat "$KDIR/.from" 2>/dev/null)" != "$DEB" ]; then
+    rm -rf "$KDIR" && mkdir -p "$KDIR"
+    dpkg-deb -x "$DEB" "$KDIR/x" || die "dpkg-deb -x $DEB failed"
+    echo "$DEB" > "$KDIR/.from"
+fi
+VMLINUZ=$(ls "$KDIR"/x/boot/vmlinuz-* 2>/dev/null | head -n1)
+[ -s "$VMLINUZ" ] || die "no vmlinuz in $DEB"
+KVER=${VMLINUZ##*/vmlinuz-}
+MODDIR=$KDIR/x/lib/modules/$KVER
+log "kernel $(basename "$DEB")"
+
+# modules NAME...: NAME and what it depends on (from each .ko's .modinfo),
+# dependencies first, once each.
+declare -A MOD_SEEN
+MOD_ORDER=()
+mod_file() {
+    local n=$1 f
+    f=$(find "$MODDIR" -name "$n.ko" -o -name "${n//_/-}.ko" -o -name "${n//-/_}.ko" | head -n1)
+    [ -n "$f" ] && echo "$f"
+}
+mod_add() {
+    local n=$1 f deps d
+    [ -n "${MOD_SEEN[$n]:-}" ] && return 0
+    MOD_SEEN[$n]=1
+    f=$(mod_file "$n") || { echo "kernel module $n not in $KVER" >&2; return 1; }
+    deps=$(tr '\0' '\n' < "$f" | sed -n 's/^depends=//p' | head -n1)
+    for d in ${deps//,/ }; do mod_add "$d" || return 1; done
+    MOD_ORDER+=("$f")
+}
+
+# -- images ------------------------------------------------------------------
+# busybox_root DIR: busybox-static; /init makes the applet links at boot
+# (busybox --install -s), which is faster than hundreds of ln here.
+busybox_root() {
+    local d=$1
+    mkdir -p "$d"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,etc,root}
+    cp "$(command -v busybox)" "$d/bin/busybox"
+    ln -s busybox "$d/bin/sh"
+}
+mkcpio() { (cd "$1" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) > "$2"; }
+
+build_domU() {
+    local r=$OUT/domU.root
+    rm -rf "$r"
+    busybox_root "$r"
+    cat > "$r/init" <<'EOF'
+#!/bin/sh
+# domU: print the CPU topology Linux derived, then power off.
+/bin/busybox --install -s
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+echo E2E-GUEST-BEGIN
+for d in $(ls -d /sys/devices/system/cpu/cpu[0-9]* | sort -t u -k 3 -n); do
+    n=${d##*/cpu}
+    t=$d/topology
+    l3=none
+    if [ "$(cat $d/cache/index3/level 2>/dev/null)" = 3 ]; then
+        l3=$(cat $d/cache/index3/shared_cpu_list)
+    fi
+    echo "cpu$n package=$(cat $t/physical_package_id) core=$(cat $t/core_id) core_siblings=$(cat $t/core_siblings_list) l3=$l3"
+done
+echo E2E-GUEST-END
+echo "info online=$(cat /sys/devices/system/cpu/online) nodes=$(cat /sys/devices/system/node/online 2>/dev/null)"
+grep -E '^(processor|apicid|initial apicid|vendor_id)' /proc/cpuinfo | tr '\t' ' ' | sed 's/^/info /'
+poweroff -f
+EOF
+    chmod +x "$r/init"
+    mkcpio "$r" "$OUT/domU.img"
+}
+
+build_dom0() {
+    local r=$OUT/dom0.root f lib c b
+    rm -rf "$r"
+    busybox_root "$r"
+    # the built tools (static libraries, debug info and docs left out)
+    (cd "$INST" && find . -path ./usr/lib/debug -prune -o -name '*.a' -o \
+        -path './usr/share/man' -prune -o -path './usr/share/doc' -prune -o -print |
+        cpio -pdm --quiet "$r") || return 1
+    # their shared libraries, as ldd finds them, plus libgcc_s.so.1 (xl
+    # aborts without it: pthread_cancel)
+    for f in $(find "$INST" -path "$INST/usr/lib/debug" -prune -o -type f -perm -u+x -print); do
+        [ "$(head -c4 "$f" | tr -d '\177')" = ELF ] || continue
+        LD_LIBRARY_PATH=$INST/usr/lib:$INST/usr/lib64 ldd "$f" 2>/dev/null
+    done | grep -o '/[^ ]*' | grep -v "^$INST" | sort -u > "$OUT/dom0.libs"
+    lib=$(/sbin/ldconfig -p 2>/dev/null | sed -n 's/^\tlibgcc_s.so.1 (libc6,x86-64) => //p' | head -n1)
+    [ -n "$lib" ] || lib=$(ls /lib/x86_64-linux-gnu/libgcc_s.so.1 2>/dev/null)
+    [ -n "$lib" ] || { echo "libgcc_s.so.1 not found" >&2; return 1; }
+    echo "$lib" >> "$OUT/dom0.libs"
+    while read -r lib; do
+        mkdir -p "$r$(dirname "$lib")"
+        cp -L "$lib" "$r$lib" || return 1
+    done < "$OUT/dom0.libs"
+    # kernel modules, in load order
+    MOD_ORDER=(); MOD_SEEN=()
+    for m in xen-evtchn xen-privcmd xen-gntdev xen-gntalloc xenfs virtio_pci virtio_blk; do
+        mod_add "$m" || return 1
+    done
+    mkdir -p "$r/e2e/modules" "$r/e2e/cases"
+    for f in "${MOD_ORDER[@]}"; do
+        cp "$f" "$r/e2e/modules/"
+        basename "$f" .ko >> "$r/e2e/modules.order"
+    done
+    # what the guests boot
+    cp "$VMLINUZ" "$r/e2e/vmlinuz"
+    cp "$OUT/domU.img" "$r/e2e/domU.img"
+    # every case's configuration, and the run list of each boot
+    for c in $(echo $E2E_ALL_CASES); do
+        [ "$(case_kind "$c")" = trace ] && continue
+        case_cfg "$c" > "$r/e2e/cases/$c.cfg"
+    done
+    # the trace records while a guest starts: the first guest of the amd
+    # boot, or a pv-default guest of its own when no guest runs there
+    for b in amd intel; do
+        : > "$r/e2e/boot-$b.list"
+        for c in $CASES; do
+            [ "$(case_boot "$c")" = "$b" ] && [ "$(case_kind "$c")" != trace ] &&
+                echo "$c $(case_kind "$c")" >> "$r/e2e/boot-$b.list"
+        done
+    done
+    if [[ " $CASES " == *" trace "* ]]; then
+        if ! grep -q ' topo$' "$r/e2e/boot-amd.list"; then
+            case_cfg pv-default | sed 's/^name = .*/name = "e2e-trace-guest"/' > "$r/e2e/cases/e2e-trace-guest.cfg"
+            echo "e2e-trace-guest topo" >> "$r/e2e/boot-amd.list"
+        fi
+        echo trace > "$r/e2e/trace.on"
+    fi
+    echo "$GUEST_TIMEOUT" > "$r/e2e/guest-timeout"
+    cp "$E2E_DIR/dom0-init" "$r/init"
+    chmod +x "$r/init"
+    mkcpio "$r" "$OUT/dom0.img"
+}
+
+t=$(date +%s)
+build_domU || die "domU initramfs"
+build_dom0 || die "dom0 initramfs"
+log "images: dom0.img $(( $(stat -c %s "$OUT/dom0.img") / 1048576 )) MB, domU.img $(( $(stat -c %s "$OUT/domU.img") / 1024 )) KB ($(( $(date +%s) - t )) s)"
+
+# -- boots -------------------------------------------------------------------
+# boot NAME CPU [shell]: run QEMU; results land in $OUT/out-NAME/
+boot() {
+    local b=$1 cpu=$2 extra="" rc t0
+    local img=$OUT/out-$b.img
+    rm -f "$img"; rm -rf "$OUT/out-$b"
+    truncate -s 512M "$img"
+    if [ "${3:-}" = shell ]; then
+        echo "e2e: shell: Xen + dom0 on this terminal; dom0 shell when ready."
+        echo "e2e: guest configs in /e2e/cases/*.cfg; 'exit' powers off; Ctrl-a x kills QEMU"
+        qemu-system-x86_64 -accel "$ACCEL" -M pc -cpu "$cpu" -smp 4 -m 3G -display none \
+            -serial mon:stdio -no-reboot -kernel "$TREE/xen/xen" -append "$XEN_CMDLINE" \
+            -initrd "$VMLINUZ $DOM0_CMDLINE e2e.boot=$b e2e.mode=shell,$OUT/dom0.img" \
+            -drive "file=$img,format=raw,if=virtio"
+        return
+    fi
+    t0=$(date +%s)
+    timeout -k 10 "$BOOT_TIMEOUT" qemu-system-x86_64 -accel "$ACCEL" -M pc -cpu "$cpu" -smp 4 -m 3G \
+        -display none -serial "file:$OUT/serial-$b.log" -monitor none -no-reboot \
+        -kernel "$TREE/xen/xen" -append "$XEN_CMDLINE" \
+        -initrd "$VMLINUZ $DOM0_CMDLINE e2e.boot=$b,$OUT/dom0.img" \
+        -drive "file=$img,format=raw,if=virtio" < /dev/null > "$OUT/qemu-$b.txt" 2>&1
+    rc=$?
+    BOOT_SECS[$b]=$(( $(date +%s) - t0 ))
+    mkdir -p "$OUT/out-$b"
+    if [ $rc = 124 ] || [ $rc = 137 ]; then
+        BOOT_ERR[$b]="boot $b timed out after ${BOOT_TIMEOUT}s (see $OUT/serial-$b.log)"
+    elif [ $rc != 0 ]; then
+        BOOT_ERR[$b]="QEMU exited $rc: $(tail -n1 "$OUT/qemu-$b.txt") (see $OUT/serial-$b.log)"
+    fi
+    if ! tar -xf "$img" -C "$OUT/out-$b" 2>/dev/null || [ ! -f "$OUT/out-$b/done" ]; then
+        [ -n "${BOOT_ERR[$b]:-}" ] ||
+            BOOT_ERR[$b]="dom0 did not finish (no results on the output disk; see $OUT/serial-$b.log: $(grep -a -m1 -E 'Panic|panic|e2e-dom0: FATAL' "$OUT/serial-$b.log" | tr -d '\r' | cut -c1-120))"
+    fi
+    log "boot $b: ${BOOT_SECS[$b]} s (QEMU rc $rc)"
+}
+
+declare -A BOOT_SECS BOOT_ERR
+if [ $mode = shell ]; then
+    boot amd "$CPU_AMD" shell
+    exit $?
+fi
+
+need_boot() { local b=$1 c; for c in $CASES; do [ "$(case_boot "$c")" = "$b" ] && return 0; done; return 1; }
+need_boot amd && boot amd "$CPU_AMD"
+need_boot intel && boot intel "$CPU_INTEL"
+
+# -- verdicts ----------------------------------------------------------------
+FAILED=()
+pass() { echo "e2e: PASS $1${2:+ ($2)}"; }
+fail() { echo "e2e: FAIL $1: $2"; FAILED+=("$1"); }
+
+check_topo() {
+    local c=$1 d=$2 rc want got line
+    rm -f "$OUT/$c.log" "$OUT/$c.console"
+    [ -f "$d/$c.console" ] && tr -d '\r' < "$d/$c.console" > "$OUT/$c.console"
+    rc=$(cat "$d/$c.create.rc" 2>/dev/null)
+    if [ -z "$rc" ]; then fail "$c" "not run (dom0 stopped before it)"; return; fi
+    if [ "$rc" != 0 ]; then
+        fail "$c" "xl create exited $rc: $(grep -v '^\s*$' "$d/$c.create.txt" | tail -n1 | cut -c1-200)"
+        cp "$d/$c.create.txt" "$OUT/$c.log"
+        return
+    fi
+    if [ ! -f "$OUT/$c.console" ]; then fail "$c" "no guest console log"; return; fi
+    sed -n '/^E2E-GUEST-BEGIN$/,/^E2E-GUEST-END$/p' "$OUT/$c.console" | grep '^cpu' > "$OUT/$c.log"
+    if ! grep -q '^E2E-GUEST-END$' "$OUT/$c.console"; then
+        fail "$c" "guest did not print its topology$( [ -f "$d/$c.timeout" ] && echo " within ${GUEST_TIMEOUT}s")$(grep -a -m1 -iE 'panic|BUG|Oops' "$OUT/$c.console" | sed 's/^/: /' | cut -c1-150)"
+        return
+    fi
+    want=$(case_expect "$c")
+    got=$(cat "$OUT/$c.log")
+    if [ "$got" = "$want" ]; then
+        pass "$c" "$(wc -l < "$OUT/$c.log") CPUs, $(cat "$d/$c.secs" 2>/dev/null) s"
+        return
+    fi
+    line=$(diff <(echo "$want") <(echo "$got") | grep -E '^[<>]' | head -n2 | tr '\n' ' ')
+    if [ "$(echo "$want" | wc -l)" != "$(echo "$got" | wc -l)" ]; then
+        fail "$c" "guest shows $(echo "$got" | grep -c .) CPUs, want $(echo "$want" | wc -l) (diff: $line)"
+    else
+        fail "$c" "topology differs (< want, > got): $line"
+    fi
+}
+
+check_bad() {
+    local c=$1 d=$2 rc re
+    rc=$(cat "$d/$c.create.rc" 2>/dev/null)
+    if [ -z "$rc" ]; then fail "$c" "not run (dom0 stopped before it)"; return; fi
+    { echo "# xl create /e2e/cases/$c.cfg: exit $rc"; cat "$d/$c.create.txt"
+      echo "# xl list afterwards"; cat "$d/$c.xl-list.txt"; } > "$OUT/$c.log"
+    re=$(case_expect "$c")
+    if [ "$rc" = 0 ]; then
+        fail "$c" "xl create accepted the configuration (domain created)"
+    elif grep -q "^$c " "$d/$c.xl-list.txt"; then
+        fail "$c" "xl create failed but left domain $c behind"
+    elif [ "$(grep -vc -e '^Name ' -e '^Domain-0 ' "$d/$c.xl-list.txt")" != 0 ]; then
+        fail "$c" "a domain other than Domain-0 exists after the refusal: $(grep -v -e '^Name ' -e '^Domain-0 ' "$d/$c.xl-list.txt" | head -n1)"
+    elif ! grep -qiE -- "$re" "$d/$c.create.txt"; then
+        fail "$c" "refused (rc $rc) without the expected message /$re/: $(grep -v '^\s*$' "$d/$c.create.txt" | tail -n1 | cut -c1-160)"
+    else
+        pass "$c" "refused: $(grep -iE -m1 -- "$re" "$d/$c.create.txt" | sed 's/^.*\(cpu_topology\)/\1/' | cut -c1-110)"
+    fi
+}
+
+# check_trace DIR: the trace came out whole; pi-stats, xenalyze and
+# xentrace_format read it; record counts agree.
+check_trace() {
+    local d=$1 c=trace tr=$OUT/trace.xentrace ps=$TOP/tools/pi-stats/pi-stats
+    local rc why="" n_ps n_xt n_fmt j
+    rm -f "$tr" "$OUT/trace.log"
+    rc=$(cat "$d/trace.rc" 2>/dev/null)
+    [ -n "$rc" ] || { fail $c "xentrace did not run (dom0 stopped before it)"; return; }
+    [ "$rc" = 0 ] || { fail $c "xentrace exited $rc: $(tail -n1 "$d/trace.stderr")"; return; }
+    [ -s "$d/trace.xentrace" ] || { fail $c "xentrace wrote nothing"; return; }
+    cp "$d/trace.xentrace" "$tr"
+    [ "$(sha256sum < "$tr" | cut -d' ' -f1)" = "$(cut -d' ' -f1 "$d/trace.sha256")" ] ||
+        { fail $c "trace sha256 differs from dom0's: damaged on the way out"; return; }
+    exec 3>&1 1>"$OUT/trace.log"
+    echo "== trace: $(stat -c %s "$tr") bytes, recorded in dom0 with: $(cat "$d/trace.cmd")"
+    echo "== independent decoder (tests/e2e/xtcount.py)"
+    python3 "$E2E_DIR/xtcount.py" "$tr" > "$OUT/trace.xtcount.json" 2>&1 || why="xtcount: $(cat "$OUT/trace.xtcount.json")"
+    cat "$OUT/trace.xtcount.json"
+    echo "== pi-stats"
+    if ! make -s -C "$TOP/tools/pi-stats" >"$OUT/trace.pi-stats-build.txt" 2>&1 || [ ! -x "$ps" ]; then
+        why=${why:-"pi-stats does not build: $(tail -n1 "$OUT/trace.pi-stats-build.txt")"}
+    else
+        "$ps" "$tr" > "$OUT/trace.pi-stats.txt" 2>&1 || why=${why:-"pi-stats exited $?"}
+        cat "$OUT/trace.pi-stats.txt"
+        "$ps" --json "$tr" > "$OUT/trace.pi-stats.json" 2>/dev/null || why=${why:-"pi-stats --json exited $?"}
+    fi
+    echo "== xenalyze --summary"
+    timeout 300 "$INST/usr/bin/xenalyze" --summary "$tr" > "$OUT/trace.xenalyze.txt" 2>&1 ||
+        why=${why:-"xenalyze --summary exited $?: $(tail -n1 "$OUT/trace.xenalyze.txt")"}
+    head -n 40 "$OUT/trace.xenalyze.txt"
+    echo "== xentrace_format"
+    timeout 300 python3 "$INST/usr/bin/xentrace_format" "$TREE/tools/xentrace/formats" \
+        < "$tr" > "$OUT/trace.xentrace_format.txt" 2>"$OUT/trace.xentrace_format.err" ||
+        why=${why:-"xentrace_format exited $?: $(tail -n1 "$OUT/trace.xentrace_format.err")"}
+    exec 1>&3 3>&-
+    [ -z "$why" ] || { fail $c "$why"; return; }
+    j() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$@"; }
+    n_ps=$(j "$OUT/trace.pi-stats.json" records)
+    n_xt=$(j "$OUT/trace.xtcount.json" records)
+    # xentrace_format prints one line per record and one per window header
+    n_fmt=$(grep -vc ' cpu_change ' "$OUT/trace.xentrace_format.txt")
+    {
+        echo "== record counts: pi-stats $n_ps, xtcount $n_xt, xentrace_format $n_fmt"
+        echo "== windows: pi-stats $(j "$OUT/trace.pi-stats.json" windows), xtcount $(j "$OUT/trace.xtcount.json" windows)"
+    } >> "$OUT/trace.log"
+    # the summary goes in the test log
+    sed 's/^/e2e:   /' "$OUT/trace.pi-stats.txt"
+    if [ "$n_ps" != "$n_xt" ]; then
+        fail $c "record counts differ: pi-stats $n_ps, independent decoder $n_xt"
+    elif [ "$n_fmt" != "$n_xt" ]; then
+        fail $c "record counts differ: xentrace_format $n_fmt, independent decoder $n_xt"
+    elif [ "$(j "$OUT/trace.pi-stats.json" windows)" != "$(j "$OUT/trace.xtcount.json" windows)" ]; then
+        fail $c "window counts differ: pi-stats $(j "$OUT/trace.pi-stats.json" windows), decoder $(j "$OUT/trace.xtcount.json" windows)"
+    elif [ "$(j "$OUT/trace.pi-stats.json" corrupt_bytes)" != 0 ] ||
+         [ "$(j "$OUT/trace.pi-stats.json" truncated_bytes)" != 0 ]; then
+        fail $c "pi-stats: corrupt $(j "$OUT/trace.pi-stats.json" corrupt_bytes) / truncated $(j "$OUT/trace.pi-stats.json" truncated_bytes) bytes"
+    elif [ "$n_xt" -lt 1000 ]; then
+        fail $c "only $n_xt records in ${tr##*/}: xentrace recorded next to nothing"
+    elif ! grep -q . "$OUT/trace.xenalyze.txt"; then
+        fail $c "xenalyze --summary printed nothing"
+    else
+        pass $c "$(stat -c %s "$tr") bytes, $n_xt records in $(j "$OUT/trace.xtcount.json" windows) windows on $(j "$OUT/trace.xtcount.json" pcpus) pCPUs, $(j "$OUT/trace.xtcount.json" lost_records) lost; pi-stats = xtcount = xentrace_format"
+    fi
+}
+
+for c in $CASES; do
+    b=$(case_boot "$c")
+    d=$OUT/out-$b
+    if [ -n "${BOOT_ERR[$b]:-}" ] && [ ! -f "$d/$c.create.rc" ] && [ ! -f "$d/trace.rc" -o "$c" != trace ]; then
+        fail "$c" "${BOOT_ERR[$b]}"
+        continue
+    fi
+    case $(case_kind "$c") in
+    topo) check_topo "$c" "$d" ;;
+    bad) check_bad "$c" "$d" ;;
+    trace) check_trace "$d" ;;
+    esac
+done
+for b in amd intel; do
+    [ -f "$OUT/out-$b/xl-info.txt" ] && cp "$OUT/out-$b/xl-info.txt" "$OUT/xl-info-$b.txt"
+done
+
+total=$(elapsed)
+echo "$total" > "$OUT/wall-seconds"
+log "wall time ${total} s (boots: $(for b in "${!BOOT_SECS[@]}"; do printf '%s %ss ' "$b" "${BOOT_SECS[$b]}"; done))"
+log "results in $OUT (serial logs: serial-*.log)"
+if [ ${#FAILED[@]} -gt 0 ]; then
+    echo "e2e: failed: ${FAILED[*]}" >&2
+    exit 1
+fi
+exit 0
