@@ -5,9 +5,10 @@
 #include "hist.h"
 
 #define BUF_MIN 256
-/* The buffer may grow to the number of distinct values (at least
- * BUF_FLOOR, at most BUF_CEIL): a merge then costs O(1) per sample and the
- * buffer never needs more memory than the sorted array. */
+/* The buffer may grow to half the number of distinct values (at least
+ * BUF_FLOOR, at most BUF_CEIL): a merge then costs O(1) per sample (about
+ * two array entries moved) and the buffer needs at most an eighth of the
+ * memory of the sorted array. */
 #define BUF_FLOOR 8192
 #define BUF_CEIL (1u << 22)
 
@@ -130,10 +131,10 @@ static int merge_in_place(struct pis_hist *h, const struct pis_vc *r,
     ptrdiff_t i, j, k;
 
     if (total > h->cap) {
-        size_t nc = h->cap + h->cap / 2;
+        size_t nc = h->cap + h->cap / 4;
         struct pis_vc *nv;
-        if (nc < total)
-            nc = total;
+        if (nc < total + 1024)
+            nc = total + 1024;
         nv = realloc(h->vc, nc * sizeof(*nv));
         if (!nv)
             return -1;
@@ -229,7 +230,7 @@ static void note(struct pis_hist *h, uint64_t v, int has_tsc, uint64_t tsc,
 static int add_buf(struct pis_hist *h, uint32_t v)
 {
     if (h->nbuf == h->bufcap) {
-        size_t lim = h->used > BUF_FLOOR ? h->used : BUF_FLOOR;
+        size_t lim = h->used / 2 > BUF_FLOOR ? h->used / 2 : BUF_FLOOR;
         if (lim > BUF_CEIL)
             lim = BUF_CEIL;
         if (h->bufcap >= lim) {

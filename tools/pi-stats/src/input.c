@@ -11,7 +11,7 @@
 
 #include "input.h"
 
-#define DROP_EVERY (8u << 20)
+#define DROP_EVERY (4u << 20)
 #ifndef MADV_POPULATE_READ
 #define MADV_POPULATE_READ 22   /* Linux 5.14 */
 #endif
