@@ -10,6 +10,7 @@
 #include "pct.h"
 
 #define BAR 52
+#define MAX_ROWS 48
 
 static const char *const metric_title[PIS_NMETRICS] = {
     "blocking-list length after each add/move, by the list's pCPU",
@@ -111,35 +112,27 @@ static int row(FILE *f, const char *label, const struct pis_hist *h,
     return 0;
 }
 
-/* HdrHistogram-style table: value at 0, 50, 75, 87.5, ... percent. */
+/* HdrHistogram-style table at percentiles 1 - 2^-k (0, 50, 75, 87.5,
+ * ...): the nearest rank of p = 1 - 2^-k is exactly n - floor(n / 2^k). */
 static void hdr_table(FILE *f, const struct pis_vc *vc, size_t nvc,
                       uint64_t n)
 {
-    double p = 0.0;
-
     fprintf(f, "  %12s %12s %12s %18s\n", "Value", "Percentile",
             "TotalCount", "1/(1-Percentile)");
-    for (int k = 0; k <= 20; k++) {
-        uint64_t rank, v = 0, cum = 0;
-        unsigned px100;
-        size_t i;
-
-        p = 1.0 - 1.0 / (double)(1u << k);       /* 0, .5, .75, ... */
-        px100 = (unsigned)(p * 10000.0 + 0.5);
-        if (k > 0 && px100 >= 10000)
-            break;
-        rank = k == 0 ? 1 : pis_rank(n, px100);
-        for (i = 0; i < nvc; i++) {
+    for (unsigned k = 0; k < 63; k++) {
+        uint64_t rank = k ? n - (n >> k) : 1, v = 0, cum = 0;
+        double p = k ? 1.0 - 1.0 / (double)(1ull << k) : 0.0;
+        if (k && (n >> k) == 0)
+            break;              /* the rank would be n: the last row */
+        for (size_t i = 0; i < nvc; i++) {
             cum += vc[i].count;
             if (cum >= rank) {
                 v = vc[i].value;
                 break;
             }
         }
-        fprintf(f, "  %12" PRIu64 " %12.6f %12" PRIu64 " %18.2f\n", v,
-                (double)px100 / 10000.0, cum, 1.0 / (1.0 - (double)px100 / 10000.0));
-        if (cum >= n)
-            break;
+        fprintf(f, "  %12" PRIu64 " %12.6f %12" PRIu64 " %18.2f\n", v, p,
+                cum, 1.0 / (1.0 - p));
     }
     fprintf(f, "  %12" PRIu64 " %12.6f %12" PRIu64 " %18s\n",
             vc[nvc - 1].value, 1.0, n, "inf");
@@ -167,8 +160,18 @@ static int metric(FILE *f, const struct pis_report *r,
         pis_hist_free(&total);
         return 0;
     }
-    if (sc == PIS_LINEAR && step > 1)
-        fprintf(f, "  linear buckets of %" PRIu64 "\n", step);
+    if (sc == PIS_LINEAR) {
+        /* a terminal shows at most MAX_ROWS rows: widen the buckets (text
+         * only; JSON and CSV keep --len-step) */
+        uint64_t lo = vc[0].value / step, hi = vc[nvc - 1].value / step;
+        while (hi - lo + 1 > MAX_ROWS) {
+            step *= 2;
+            lo = vc[0].value / step;
+            hi = vc[nvc - 1].value / step;
+        }
+        if (step > 1)
+            fprintf(f, "  linear buckets of %" PRIu64 "\n", step);
+    }
     print_hist(f, vc, nvc, sc, step);
     fprintf(f, "\n  %5s %10s %10s %10s %10s %10s %10s %10s  max at%s\n",
             "cpu", "n", "min", "p50", "p90", "p99", "p99.9", "max",

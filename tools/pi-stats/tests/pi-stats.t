@@ -357,7 +357,32 @@ def pi_text_output_bpftrace_style():
     check('spilled to another pCPU\'s list 1 (14.29%)' in out, 'spill line')
     check('limit in force: unbounded x2 4 x4 8 x1' in out, 'limit line')
     check('clock      unknown' in out, 'says no clock')
-    check('Percentile' in out and 'TotalCount' in out, 'HdrHistogram table')
+    # HdrHistogram rows at p = 1 - 2^-k: nearest ranks 1, 3, 4 of 5, then max
+    check(re.search(r'\n\s+300\s+0\.000000\s+1\s+1\.00\n'
+                    r'\s+1500\s+0\.500000\s+3\s+2\.00\n'
+                    r'\s+4000\s+0\.750000\s+4\s+4\.00\n'
+                    r'\s+70000\s+1\.000000\s+5\s+inf\n', out),
+          'HdrHistogram table:\n' + out)
+
+
+@test
+def text_coarsens_long_linear_histograms():
+    # lengths 0..199: 200 rows at step 1 -> the terminal gets step 8 (25
+    # rows); JSON keeps width-1 buckets
+    data = g.window(0, [g.pi_add(10 + i, 1, 0, 0, 0, i, 0)
+                        for i in range(200)])
+    path = write('long.bin', data)
+    rc, out, _ = run([path])
+    check('linear buckets of 8' in out, 'coarsened:\n' + out)
+    check('\n[0, 8)                  8 |' in out, 'first row')
+    check('\n[192, 200)              8 |' in out, 'last row')
+    js, _ = run_json([path])
+    eq(len(js['list_length']['buckets']), 200, 'json keeps step 1')
+    js, _ = run_json(['--len-step', '50', path])
+    eq(js['list_length']['buckets'], [[0, 50, 50], [50, 100, 50],
+                                      [100, 150, 50], [150, 200, 50]],
+       '--len-step 50')
+    eq(js['list_length']['p50'], 99, 'percentiles stay exact')
 
 
 @test
