@@ -5,6 +5,7 @@
 #
 # usage: tests/e2e/run.sh            run the cases (one verdict line each)
 #        tests/e2e/run.sh --shell    boot the same images, dom0 shell on this terminal
+#        tests/e2e/run.sh --verdicts judge the results of the last run again (no boot)
 #
 # environment:
 #   TREE=DIR          built Xen tree (default build/xen): DIR/xen/xen and
@@ -13,6 +14,7 @@
 #   E2E_OUT=DIR       results (default build/e2e)
 #   E2E_BOOT_TIMEOUT  seconds per QEMU boot before it is killed (default 1500)
 #   E2E_GUEST_TIMEOUT seconds a guest may take to print and power off (default 240)
+#   E2E_ACCEL         QEMU -accel (default tcg,thread=single: see docs/e2e.md)
 #   E2E_CPU_AMD / E2E_CPU_INTEL   QEMU -cpu of the two boots
 #
 # Exit status 0 when every selected case passed; 1 otherwise (the failing
@@ -35,6 +37,10 @@ DOM0_CMDLINE="console=hvc0 earlyprintk=xen rdinit=/init panic=5"
 
 . "$E2E_DIR/cases.sh"
 
+# The whole script is one brace group: bash parses it all before running
+# it, so editing this file while a run is going does not break that run.
+{
+
 T_START=$(date +%s)
 log() { echo "e2e: $*"; }
 die() { echo "e2e: FAIL setup: $*"; echo "e2e: failed: setup" >&2; exit 1; }
@@ -43,9 +49,10 @@ elapsed() { echo $(( $(date +%s) - T_START )); }
 mode=run
 case ${1:-} in
 --shell) mode=shell ;;
+--verdicts) mode=verdicts ;;
 "") ;;
 -h | --help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-*) echo "usage: $0 [--shell]" >&2; exit 2 ;;
+*) echo "usage: $0 [--shell | --verdicts]" >&2; exit 2 ;;
 esac
 
 # -- selection ---------------------------------------------------------------
@@ -210,11 +217,15 @@ build_dom0() {
         done
     done
     if [[ " $CASES " == *" trace "* ]]; then
-        if ! grep -q ' topo$' "$r/e2e/boot-amd.list"; then
+        if [[ " $CASES " == *" pv-default "* ]]; then
+            echo pv-default > "$r/e2e/trace.on"
+        else
             case_cfg pv-default | sed 's/^name = .*/name = "e2e-trace-guest"/' > "$r/e2e/cases/e2e-trace-guest.cfg"
-            echo "e2e-trace-guest topo" >> "$r/e2e/boot-amd.list"
+            echo "e2e-trace-guest topo" > "$r/e2e/boot-amd.list.new"
+            cat "$r/e2e/boot-amd.list" >> "$r/e2e/boot-amd.list.new"
+            mv "$r/e2e/boot-amd.list.new" "$r/e2e/boot-amd.list"
+            echo e2e-trace-guest > "$r/e2e/trace.on"
         fi
-        echo trace > "$r/e2e/trace.on"
     fi
     echo "$GUEST_TIMEOUT" > "$r/e2e/guest-timeout"
     cp "$E2E_DIR/dom0-init" "$r/init"
@@ -223,9 +234,11 @@ build_dom0() {
 }
 
 t=$(date +%s)
+[ $mode = verdicts ] || {
 build_domU || die "domU initramfs"
 build_dom0 || die "dom0 initramfs"
 log "images: dom0.img $(( $(stat -c %s "$OUT/dom0.img") / 1048576 )) MB, domU.img $(( $(stat -c %s "$OUT/domU.img") / 1024 )) KB ($(( $(date +%s) - t )) s)"
+}
 
 # -- boots -------------------------------------------------------------------
 # boot NAME CPU [shell]: run QEMU; results land in $OUT/out-NAME/
@@ -271,8 +284,14 @@ if [ $mode = shell ]; then
 fi
 
 need_boot() { local b=$1 c; for c in $CASES; do [ "$(case_boot "$c")" = "$b" ] && return 0; done; return 1; }
-need_boot amd && boot amd "$CPU_AMD"
-need_boot intel && boot intel "$CPU_INTEL"
+if [ $mode = verdicts ]; then
+    for b in amd intel; do
+        need_boot $b && [ ! -f "$OUT/out-$b/done" ] && BOOT_ERR[$b]="no results of boot $b in $OUT/out-$b"
+    done
+else
+    need_boot amd && boot amd "$CPU_AMD"
+    need_boot intel && boot intel "$CPU_INTEL"
+fi
 
 # -- verdicts ----------------------------------------------------------------
 FAILED=()
@@ -344,7 +363,7 @@ check_trace() {
     [ "$(sha256sum < "$tr" | cut -d' ' -f1)" = "$(cut -d' ' -f1 "$d/trace.sha256")" ] ||
         { fail $c "trace sha256 differs from dom0's: damaged on the way out"; return; }
     exec 3>&1 1>"$OUT/trace.log"
-    echo "== trace: $(stat -c %s "$tr") bytes, recorded in dom0 with: $(cat "$d/trace.cmd")"
+    echo "== trace: $(stat -c %s "$tr") bytes, recorded in dom0 with: $(cat "$d/trace.cmd"), stopped after $(cat "$d/trace.stopped" 2>/dev/null)"
     echo "== independent decoder (tests/e2e/xtcount.py)"
     python3 "$E2E_DIR/xtcount.py" "$tr" > "$OUT/trace.xtcount.json" 2>&1 || why="xtcount: $(cat "$OUT/trace.xtcount.json")"
     cat "$OUT/trace.xtcount.json"
@@ -388,8 +407,8 @@ check_trace() {
         fail $c "pi-stats: corrupt $(j "$OUT/trace.pi-stats.json" corrupt_bytes) / truncated $(j "$OUT/trace.pi-stats.json" truncated_bytes) bytes"
     elif [ "$n_xt" -lt 1000 ]; then
         fail $c "only $n_xt records in ${tr##*/}: xentrace recorded next to nothing"
-    elif ! grep -q . "$OUT/trace.xenalyze.txt"; then
-        fail $c "xenalyze --summary printed nothing"
+    elif ! grep -q "^|-- Domain $(cat "$d/trace.domid" 2>/dev/null) --|" "$OUT/trace.xenalyze.txt"; then
+        fail $c "xenalyze --summary shows no activity of the traced guest (domain $(cat "$d/trace.domid" 2>/dev/null || echo 'id unknown')): the trace missed its boot"
     else
         pass $c "$(stat -c %s "$tr") bytes, $n_xt records in $(j "$OUT/trace.xtcount.json" windows) windows on $(j "$OUT/trace.xtcount.json" pcpus) pCPUs, $(j "$OUT/trace.xtcount.json" lost_records) lost; pi-stats = xtcount = xentrace_format"
     fi
@@ -421,3 +440,4 @@ if [ ${#FAILED[@]} -gt 0 ]; then
     exit 1
 fi
 exit 0
+}
