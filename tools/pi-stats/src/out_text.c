@@ -238,8 +238,8 @@ static void header(FILE *f, const struct pis_report *r,
     cpu_ids(f, r);
     fprintf(f, ")\n");
     if (o->clock_hz > 0)
-        fprintf(f, "  clock      %.6g Hz (%s)\n", o->clock_hz,
-                o->clock_source);
+        fprintf(f, "  clock      %.0f Hz = %.3f MHz (%s)\n", o->clock_hz,
+                o->clock_hz / 1e6, o->clock_source);
     else
         fprintf(f, "  clock      unknown: values are TSC cycles "
                 "(give --cpu-mhz or --tsc-hz)\n");
