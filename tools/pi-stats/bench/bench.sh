@@ -15,7 +15,10 @@ BUILD=${BUILD:-$top/build/pi-stats}
 HDRWALK=${HDRWALK:-$BUILD/hdrwalk}
 TRACESPLICE=${TRACESPLICE:-$BUILD/tracesplice}
 GENPI=${GENPI:-$BUILD/genpi}
-XENALYZE=${XENALYZE:-$top/build/xen/dist/install/usr/sbin/xenalyze}
+if [ -z "${XENALYZE:-}" ]; then
+    XENALYZE=$top/build/xen/dist/install/usr/sbin/xenalyze
+    [ -x "$XENALYZE" ] || XENALYZE=$top/build/xen/tools/xentrace/xenalyze
+fi
 TRACES=${TRACES:-$(cd "$top/.." && pwd)/shared/traces}
 RUNS_A=${RUNS_A:-50}
 RUNS_BIG=${RUNS_BIG:-5}

@@ -18,8 +18,11 @@ import gentrace as g  # noqa: E402
 BUILD = os.environ.get('BUILD') or os.path.join(TOP, 'build', 'pi-stats')
 TRACES = os.environ.get('TRACES') or os.path.join(os.path.dirname(TOP),
                                                   'shared', 'traces')
-XENALYZE = os.environ.get('XENALYZE') or os.path.join(
-    TOP, 'build/xen/dist/install/usr/sbin/xenalyze')
+XENALYZE = os.environ.get('XENALYZE') or next(
+    (p for p in (os.path.join(TOP, 'build/xen/dist/install/usr/sbin/xenalyze'),
+                 os.path.join(TOP, 'build/xen/tools/xentrace/xenalyze'))
+     if os.access(p, os.X_OK)),
+    os.path.join(TOP, 'build/xen/dist/install/usr/sbin/xenalyze'))
 PI = os.environ.get('PI_STATS')
 UNIT = os.environ.get('PI_STATS_UNIT')
 
@@ -603,6 +606,9 @@ def truncation_at_every_offset_of_a_real_window_cli():
     w1 = wins[1][0]
     if os.environ.get('PI_STATS_FULL'):
         cuts = range(4, end2 + 1)
+    elif 'ASAN_OPTIONS' in os.environ:     # sanitizer processes are slow
+        cuts = sorted(set(range(4, 40)) | set(range(w1 - 12, w1 + 30)) |
+                      set(range(40, end2, 29)) | {end2 - 1, end2})
     else:
         cuts = sorted(set(range(4, 160)) | set(range(w1 - 40, w1 + 80)) |
                       set(range(160, end2, 7)) | {end2 - 1, end2})
