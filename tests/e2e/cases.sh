@@ -5,6 +5,8 @@
 # run.
 # shellcheck shell=bash
 
+# More vCPUs than the 4 emulated pCPUs need maxvcpus= (xl refuses vnuma
+# with more vcpus than pcpus otherwise).
 # All cases, in run order.  The pv-vnuma-2x2-intel case runs in a second
 # boot on an Intel CPU model; every other case in the first boot (AMD model:
 # TCG emulates SVM, so PVH guests need it).  "trace" is the xentrace
@@ -55,7 +57,8 @@ name = "$1"
 kernel = "/e2e/vmlinuz"
 ramdisk = "/e2e/domU.img"
 extra = "console=hvc0 rdinit=/init panic=1"
-on_crash = "destroy"
+on_crash = "preserve"
+on_reboot = "preserve"
 EOF
 }
 
@@ -71,7 +74,7 @@ case_cfg() {
         vnuma_cfg 0-1:128 2-3:128
         echo 'cpu_topology = "vnuma"' ;;
     pv-vnuma-321)
-        echo 'type = "pv"'; echo 'vcpus = 6'
+        echo 'type = "pv"'; echo 'vcpus = 6'; echo 'maxvcpus = 6'
         vnuma_cfg 0-2:128 3-4:128 5:128
         echo 'cpu_topology = "vnuma"' ;;
     pv-vnuma-noncontig)
@@ -90,7 +93,7 @@ case_cfg() {
         # 5 vnodes of 33 vCPUs: 6 bits per package, so vnode 4 starts at
         # APIC ID 256, past the 8-bit field.  No vnode is too big for one
         # package on either vendor.
-        echo 'type = "pv"'; echo 'vcpus = 165'
+        echo 'type = "pv"'; echo 'vcpus = 165'; echo 'maxvcpus = 165'
         vnuma_cfg 0-32:64 33-65:64 66-98:64 99-131:64 132-164:64
         echo 'cpu_topology = "vnuma"' ;;
     bad-unknown-value)
@@ -100,7 +103,7 @@ case_cfg() {
     bad-pvh-unaligned)
         # PVH APIC IDs are 2 * vcpu_id: a vnode starting at vCPU 3 cannot
         # be its own package.
-        echo 'type = "pvh"'; echo 'vcpus = 6'; echo 'tsc_mode = "native"'
+        echo 'type = "pvh"'; echo 'vcpus = 6'; echo 'maxvcpus = 6'; echo 'tsc_mode = "native"'
         vnuma_cfg 0-2:128 3-4:128 5:128
         echo 'cpu_topology = "vnuma"' ;;
     *) return 1 ;;
