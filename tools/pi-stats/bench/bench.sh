@@ -94,6 +94,25 @@ bench() { # label file runs
 
 bench a "$TRACES/credit2-hvm-8cpu.xentrace" "$RUNS_A"
 
+# CPU time (user+sys) per run, less sensitive than wall time to other
+# load on a shared machine: N runs inside one /usr/bin/time.
+cpu_ms() { # runs cmd...
+    local n=$1; shift
+    { /usr/bin/time -f '%U %S' sh -c 'n=$1; shift; i=0
+        while [ $i -lt $n ]; do "$@" >/dev/null 2>&1; i=$((i+1)); done' \
+        sh "$n" "$@" >/dev/null; } 2>&1 | tail -1 |
+        awk -v n="$n" '{printf "%.2f", ($1 + $2) * 1000 / n}'
+}
+if [ -x /usr/bin/time ]; then
+    f=$TRACES/credit2-hvm-8cpu.xentrace
+    hw=$(cpu_ms "$RUNS_A" "$HDRWALK" "$f")
+    pi=$(cpu_ms "$RUNS_A" "$PI_STATS" -q "$f")
+    echo "  CPU time per run (user+sys, $RUNS_A runs): header walk $hw ms," \
+         "pi-stats $pi ms$( [ $have_xa = 1 ] &&
+         xa=$(cpu_ms "$RUNS_A" "$XENALYZE" --summary "$f") &&
+         echo ", xenalyze --summary $xa ms: pi-stats $(ratio "$xa" "$pi")x less CPU")"
+fi
+
 tcg=$BUILD/tcg-boot-all.xentrace
 [ -f "$tcg" ] || { xz -dc "$TRACES/tcg-boot-all.xentrace.xz" >"$tcg.tmp" &&
                    mv "$tcg.tmp" "$tcg"; }

@@ -60,8 +60,9 @@ static int walk(unsigned char *d, size_t len, uint64_t shift, int apply,
                     *mx = t;
                 if (apply && (h & TRC_EVENT_MASK) == TRC_LOST_RECORDS &&
                     ((h >> 28) & 7) >= 4) {
-                    uint64_t ft = pis_ld64(d + q + 12) + shift;
-                    memcpy(d + q + 12, &ft, 8);
+                    /* hdr, tsc, count, dom/vcpu, first_tsc (u64) */
+                    uint64_t ft = pis_ld64(d + q + 20) + shift;
+                    memcpy(d + q + 20, &ft, 8);
                 }
             }
             q += sz;
