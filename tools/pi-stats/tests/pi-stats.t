@@ -138,8 +138,9 @@ RAW_RE = re.compile(r'^R p\s*(\d+) o([0-9a-f]+)\s+([0-9a-f]+) ')
 
 def xenalyze_counts(path):
     """Count per (cpu, class) from xenalyze --dump-raw-reads: one line per
-    record read; a record can be read twice (pcpu scan at start), so count
-    distinct offsets; CPU_CHANGE headers are not records."""
+    record read.  Window headers (CPU_CHANGE) are read several times while
+    xenalyze scans for pCPUs and are not records: drop them; count each
+    record offset once."""
     if not os.access(XENALYZE, os.X_OK):
         raise Fail('xenalyze not found at %s: run the top-level "make '
                    'tools" or set XENALYZE=/path/to/xenalyze' % XENALYZE)
