@@ -10,7 +10,8 @@
 # All cases, in run order.  The pv-vnuma-2x2-intel case runs in a second
 # boot on an Intel CPU model; every other case in the first boot (AMD model:
 # TCG emulates SVM, so PVH guests need it).  "trace" is the xentrace
-# recording made in dom0 while the first guest of the first boot starts.
+# recording made in dom0 while a PV guest of its own (pv-default's
+# configuration, named e2e-trace-guest) boots, after the other cases.
 E2E_ALL_CASES="pv-default trace pv-vnuma-2x2 pv-vnuma-321 pv-vnuma-noncontig
     pvh-vnuma-aligned bad-no-vnuma bad-apic-ids bad-unknown-value
     bad-pvh-unaligned pv-vnuma-2x2-intel"
