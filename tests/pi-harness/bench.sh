@@ -1,0 +1,137 @@
+#!/bin/sh
+# Run the pi-harness scenarios and write $OUT/summary.json (a JSON array,
+# one object per scenario and bound setting) next to the *.xentrace traces.
+#
+#   nic-128on1       128 vCPUs of one guest pinned to pCPU 0 of a 64-pCPU,
+#                    two-socket host, NIC interrupts to random queues (the
+#                    xen-devel 2017 report)
+#   nic-128on1-8cpu  the same guest on an 8-pCPU host
+#   spread-128on64   128 vCPUs spread over 64 pCPUs: nothing spills, for the
+#                    block-path cost
+#   mixed-hotplug    64 vCPUs on 16 pCPUs, pCPUs going offline and online,
+#                    vCPUs moved while halted: bound off against the code
+#                    before the series (same lists, same NDST, same order)
+#   stress-*         the threaded invariant runs
+#
+# Walk and block cycles come from runs without tracing (REPS runs, the one
+# with the median p99 walk kept); the traces from one more run of the same
+# replay with tracing on, whose state digest must be the same.
+set -eu
+OUT=${OUT:?}
+H=$OUT/pi-harness
+REF=$OUT/pi-harness-ref
+REPS=${REPS:-3}
+EVENTS=${EVENTS:-20000}
+STRESS_SECONDS=${STRESS_SECONDS:-4}
+TMP=$OUT/runs
+rm -rf "$TMP"
+mkdir -p "$TMP"
+n=0
+
+# replay NAME LIMIT ARGS...: median-of-REPS measurement, then a traced run
+replay() {
+    name=$1 limit=$2
+    shift 2
+    tag=$name-$( [ "$limit" = 0 ] && echo off || echo on )
+    i=0
+    while [ $i -lt "$REPS" ]; do
+        "$H" replay --scenario "$name" --limit "$limit" --events "$EVENTS" "$@" \
+            > "$TMP/$tag.m$i.json"
+        i=$((i + 1))
+    done
+    "$H" replay --scenario "$name" --limit "$limit" --events "$EVENTS" "$@" \
+        --trace "$OUT/$tag.xentrace" --digest "$TMP/$tag.digest" \
+        > "$TMP/$tag.trace.json"
+    python3 - "$TMP" "$tag" "$REPS" > "$TMP/$n.json" <<'PY'
+import json, sys
+tmp, tag, reps = sys.argv[1], sys.argv[2], int(sys.argv[3])
+runs = [json.load(open(f"{tmp}/{tag}.m{i}.json")) for i in range(reps)]
+tr = json.load(open(f"{tmp}/{tag}.trace.json"))
+runs.sort(key=lambda r: r["p99_walk_cycles"])
+m = dict(runs[len(runs) // 2])
+for r in runs:
+    # the same deterministic replay every time
+    assert r["digest"] == tr["digest"], (tag, r["digest"], tr["digest"])
+m["trace"] = tr["trace"]
+m["trace_records"] = tr["trace_records"]
+m["measured_runs"] = reps
+m["p99_walk_cycles_runs"] = [r["p99_walk_cycles"] for r in runs]
+m["lost_wakeups"] = max(r["lost_wakeups"] for r in runs + [tr])
+m["invariant_violations"] = max(r["invariant_violations"] for r in runs + [tr])
+print(json.dumps(m))
+PY
+    n=$((n + 1))
+}
+
+replay nic-128on1 0 --pcpus 64 --vcpus 128 --all-on-0 --burst 2
+replay nic-128on1 auto --pcpus 64 --vcpus 128 --all-on-0 --burst 2
+replay nic-128on1-8cpu 0 --pcpus 8 --vcpus 128 --all-on-0 --burst 2
+replay nic-128on1-8cpu auto --pcpus 8 --vcpus 128 --all-on-0 --burst 2
+replay spread-128on64 0 --pcpus 64 --vcpus 128 --burst 2
+replay spread-128on64 auto --pcpus 64 --vcpus 128 --burst 2
+replay mixed-hotplug 0 --pcpus 16 --vcpus 64 --burst 3 --hotplug 40
+replay mixed-hotplug auto --pcpus 16 --vcpus 64 --burst 3 --hotplug 40
+
+# The code before the series, on the same replays, for the bound-off check.
+for s in "nic-128on1 --pcpus 64 --vcpus 128 --all-on-0 --burst 2" \
+         "nic-128on1-8cpu --pcpus 8 --vcpus 128 --all-on-0 --burst 2" \
+         "mixed-hotplug --pcpus 16 --vcpus 64 --burst 3 --hotplug 40"; do
+    set -- $s
+    name=$1
+    shift
+    "$REF" replay --scenario "$name" --events "$EVENTS" "$@" \
+        --digest "$TMP/$name-upstream.digest" > "$TMP/$name-upstream.json"
+    if cmp -s "$TMP/$name-upstream.digest" "$TMP/$name-off.digest"; then
+        same=true
+    else
+        same=false
+    fi
+    python3 - "$TMP/$name-upstream.json" "$same" > "$TMP/$n.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["scenario"] += "-upstream"
+r["same_as_bound_off"] = sys.argv[2] == "true"
+print(json.dumps(r))
+PY
+    n=$((n + 1))
+done
+
+# Threaded invariant runs (8 pCPUs, pCPUs going offline and online).
+for l in 0 auto 3; do
+    "$H" stress --scenario "stress-hotplug" --limit $l --pcpus 8 --vcpus 24 \
+        --all-on-0 --hotplug 20 --seconds "$STRESS_SECONDS" \
+        --trace "$OUT/stress-limit-$l.xentrace" > "$TMP/$n.json"
+    n=$((n + 1))
+done
+"$H" stress --scenario "stress-spread" --limit auto --pcpus 8 --vcpus 32 \
+    --hotplug 10 --seconds "$STRESS_SECONDS" --xapic > "$TMP/$n.json"
+n=$((n + 1))
+
+i=0
+{
+    echo "["
+    while [ $i -lt $n ]; do
+        [ $i -gt 0 ] && echo ","
+        cat "$TMP/$i.json"
+        i=$((i + 1))
+    done
+    echo "]"
+} > "$OUT/summary.json"
+python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$OUT/summary.json"
+
+python3 - "$OUT/summary.json" <<'PY'
+import json, sys
+rows = json.load(open(sys.argv[1]))
+print("%-24s %5s %7s %7s %9s %8s %8s %8s %6s %5s %4s" % ("scenario", "limit",
+      "max_len", "spilled", "over_lim", "walks", "p50walk", "p99walk",
+      "p50blk", "lost", "viol"))
+for r in rows:
+    print("%-24s %5d %7d %7d %9d %8d %8s %8s %6s %5d %4d" % (
+        r["scenario"] + ("" if r["mode"] == "replay" else "*"), r["limit"],
+        r["max_len"], r["spilled"], r["over_limit"], r["walks"],
+        r.get("p50_walk_cycles", "-"), r.get("p99_walk_cycles", "-"),
+        r.get("p50_block_cycles", "-"), r["lost_wakeups"],
+        r["invariant_violations"]))
+print("(* threaded stress run; cycles only from the single-threaded replays)")
+PY
+echo "summary: $OUT/summary.json"
