@@ -187,9 +187,9 @@ def unit_reader_every_truncation_and_chunking_of_real_prefixes():
     # prefixes (still several whole windows of each trace)
     sanitized = 'ASAN_OPTIONS' in os.environ
     for name, limit in (('rtds-8cpu.xentrace',
-                         '9000' if sanitized else '24000'),
+                         '6000' if sanitized else '24000'),
                         ('credit2-hvm-8cpu.xentrace',
-                         '6000' if sanitized else '12000')):
+                         '5000' if sanitized else '12000')):
         p = subprocess.run([os.path.join(UNIT, 'test_reader'), real(name),
                             limit], stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT)
