@@ -21,6 +21,7 @@
  * of the unpatched vmx.c (the base of the series), to show that the patched
  * code with the bound off behaves identically.
  */
+#define _GNU_SOURCE
 #include "emul.h"
 
 #ifdef PI_REF
@@ -46,6 +47,7 @@ static void harness_account(struct domain *d) { vmx_pi_limit_account(d, true); }
 #endif
 
 #include <getopt.h>
+#include <sched.h>
 #include <inttypes.h>
 #include <time.h>
 #include <unistd.h>
@@ -1016,6 +1018,12 @@ int main(int argc, char **argv)
         struct replay_cost rc;
         uint64_t sum = 0;
         size_t i;
+        cpu_set_t cs;
+
+        /* Stay on one CPU: no migration between measured walks. */
+        CPU_ZERO(&cs);
+        CPU_SET(sched_getcpu(), &cs);
+        sched_setaffinity(0, sizeof(cs), &cs);
 
         replay(events, burst, hotplug, seed, &rc);
         trace_close();
