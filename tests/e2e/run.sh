@@ -294,6 +294,11 @@ FAILED=()
 pass() { echo "e2e: PASS $1${2:+ ($2)}"; }
 fail() { echo "e2e: FAIL $1: $2"; FAILED+=("$1"); }
 
+# first_error FILE: xl's first error line (the cause), else its last line
+first_error() {
+    { grep -m1 -iE 'error|invalid|refus|not supported' "$1" || grep -v '^\s*$' "$1" | tail -n1; } | cut -c1-200
+}
+
 check_topo() {
     local c=$1 d=$2 rc want got line
     rm -f "$OUT/$c.log" "$OUT/$c.console"
@@ -301,7 +306,7 @@ check_topo() {
     rc=$(cat "$d/$c.create.rc" 2>/dev/null)
     if [ -z "$rc" ]; then fail "$c" "not run (dom0 stopped before it)"; return; fi
     if [ "$rc" != 0 ]; then
-        fail "$c" "xl create exited $rc: $(grep -v '^\s*$' "$d/$c.create.txt" | tail -n1 | cut -c1-200)"
+        fail "$c" "xl create exited $rc: $(first_error "$d/$c.create.txt")"
         cp "$d/$c.create.txt" "$OUT/$c.log"
         return
     fi
@@ -339,7 +344,7 @@ check_bad() {
     elif [ "$(grep -vc -e '^Name ' -e '^Domain-0 ' "$d/$c.xl-list.txt")" != 0 ]; then
         fail "$c" "a domain other than Domain-0 exists after the refusal: $(grep -v -e '^Name ' -e '^Domain-0 ' "$d/$c.xl-list.txt" | head -n1)"
     elif ! grep -qiE -- "$re" "$d/$c.create.txt"; then
-        fail "$c" "refused (rc $rc) without the expected message /$re/: $(grep -v '^\s*$' "$d/$c.create.txt" | tail -n1 | cut -c1-160)"
+        fail "$c" "refused (rc $rc) without the expected message /$re/: $(first_error "$d/$c.create.txt")"
     else
         pass "$c" "refused: $(grep -iE -m1 -- "$re" "$d/$c.create.txt" | sed 's/^.*\(cpu_topology\)/\1/' | cut -c1-110)"
     fi
