@@ -313,7 +313,7 @@ check_topo() {
     if [ ! -f "$OUT/$c.console" ]; then fail "$c" "no guest console log"; return; fi
     sed -n '/^E2E-GUEST-BEGIN$/,/^E2E-GUEST-END$/p' "$OUT/$c.console" | grep '^cpu' > "$OUT/$c.log"
     if ! grep -q '^E2E-GUEST-END$' "$OUT/$c.console"; then
-        fail "$c" "guest did not print its topology$( [ -f "$d/$c.timeout" ] && echo " within ${GUEST_TIMEOUT}s")$( [ -f "$d/$c.died" ] && echo ": $(cat "$d/$c.died")")$(grep -a -m1 -iE 'panic|BUG:|Oops' "$OUT/$c.console" | sed 's/^/: /' | cut -c1-150)$( [ -f "$d/$c.xl-list-errors" ] && echo "; xl list failed: $(tail -n1 "$d/$c.xl-list-errors" | cut -c1-100)")"
+        fail "$c" "guest did not print its topology$( [ -f "$d/$c.timeout" ] && echo " within ${GUEST_TIMEOUT}s")$( [ -f "$d/$c.died" ] && echo ": $(cat "$d/$c.died")")$(grep -a -m1 -E 'BUG:|Oops|Kernel panic|segfault|double fault' "$OUT/$c.console" | sed 's/^/: /' | cut -c1-150)$( [ -f "$d/$c.xl-list-errors" ] && echo "; xl list failed: $(tail -n1 "$d/$c.xl-list-errors" | cut -c1-100)")"
         return
     fi
     want=$(case_expect "$c")
