@@ -518,10 +518,20 @@ static void check_invariants(bool final)
 /* ---- threads ---- */
 static void enter_cpu(struct harness_vcpu *h, unsigned int *cpu)
 {
-    pthread_mutex_lock(&h->sched);
-    *cpu = h->v.processor;
-    pthread_mutex_lock(&exec_lock[*cpu]);
-    pthread_rwlock_rdlock(&stop_machine);
+    for ( ; ; )
+    {
+        pthread_mutex_lock(&h->sched);
+        *cpu = h->v.processor;
+        pthread_mutex_lock(&exec_lock[*cpu]);
+        pthread_rwlock_rdlock(&stop_machine);
+        /* Nothing runs on a pCPU taken down: wait to be moved off it. */
+        if ( cpu_online(*cpu) )
+            break;
+        pthread_rwlock_unlock(&stop_machine);
+        pthread_mutex_unlock(&exec_lock[*cpu]);
+        pthread_mutex_unlock(&h->sched);
+        sched_yield();
+    }
     harness_cpu = *cpu;
 }
 
