@@ -110,6 +110,18 @@ status() {
     return 0
 }
 
+# Apply the series in $1, a repository at its base; on failure say which
+# patch did not apply and fail.
+apply_in() {
+    local tree=$1 done bad
+    if ! apply_series; then
+        done=$(g rev-list --count base..HEAD)
+        bad=$(series_files | sed -n "$((done + 1))p")
+        echo "pq: $bad does not apply to $(base_id)" >&2
+        return 1
+    fi
+}
+
 import() {
     local rc=0
     status || rc=$?
@@ -118,38 +130,40 @@ import() {
     2) [ -n "${FORCE:-}" ] || die "refusing to import over unexported work in $tree (FORCE=1 discards it)" ;;
     esac
 
+    # work is global: the EXIT trap needs it.
+    work=$tree.import.$$
+    rm -rf "$work"
+    trap 'rm -rf "$work"' EXIT
     if [ -d "$tree/.git" ] && [ -f "$tree/.git/$STAMP" ] &&
        [ "$(cut -d' ' -f2 "$tree/.git/$STAMP")" = "$(base_id)" ]; then
-        # Same base: rewind in place so that unchanged files keep their
-        # timestamps and the next build is incremental.
+        # Same base: build the new history in a scratch clone, then move
+        # the tree to it.  Git rewrites only the files whose content
+        # differs, so the others keep their timestamps and the next build
+        # is incremental.
         rm -f "$tree/.git/$STAMP"
+        git clone -q --shared "$tree" "$work"
+        git -C "$work" checkout -q -B patches base
+        apply_in "$work" || exit 1
         g am --abort >/dev/null 2>&1 || true
-        g reset -q --hard base
+        g fetch -q "$work" patches
+        g checkout -q -f -B patches FETCH_HEAD
+        rm -rf "$work"
     else
-        tmp=$tree.import.$$    # global: the EXIT trap needs it
-        rm -rf "$tmp"
-        trap 'rm -rf "$tmp"' EXIT
-        make_base "$tmp"
-        tree=$tmp
+        make_base "$work"
+        local final=$tree
+        tree=$work
         g init -q -b base-only
         g add -A -f .
         GIT_AUTHOR_DATE='2000-01-01T00:00:00Z' GIT_COMMITTER_DATE='2000-01-01T00:00:00Z' \
             g commit -q -m "base: $(base_id)"
         g tag base
         g checkout -q -b patches
-        tree=${tmp%.import.*}
+        apply_in "$work" || exit 1
+        tree=$final
         rm -rf "$tree"
-        mv "$tmp" "$tree"
-        trap - EXIT
+        mv "$work" "$tree"
     fi
-
-    if ! apply_series; then
-        local bad
-        bad=$(for p in $(series_files); do echo "$p"; done |
-              sed -n "$(( $(g rev-list --count base..HEAD) + 1 ))p")
-        g reset -q --hard base
-        die "$bad does not apply to $(base_id) (tree left at the base)"
-    fi
+    trap - EXIT
     write_stamp
     echo "pq: $tree: base + $(g rev-list --count base..HEAD) patches from $PATCHES/series"
 }

@@ -1,26 +1,34 @@
 #!/usr/bin/env bash
 # Build the series patch by patch: after each patch of patches/series the
-# debug hypervisor (and the tools, when the patch touches tools/ or the
-# public headers) must build.  Uses its own tree, build/series-check, and
-# builds it incrementally from one patch to the next.  Names the first patch
+# debug hypervisor (and the tools, when the patch touches tools/, the public
+# headers or xen/lib) must build.  Works in build/xen, from the first patch
+# to the last, incrementally, so it ends with the whole series built.
+# A commit that built before is not built again (commits are named by their
+# hash, which covers the whole tree and history).  Names the first patch
 # that breaks the build and exits 1.
 # Environment: PATCHES, XEN_SRC, JOBS, NONET as for pq.sh / build-xen.sh;
-# TREE (default build/series-check).
+# TREE (default build/xen).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-export TREE=${TREE:-$top/build/series-check}
+export TREE=${TREE:-$top/build/xen}
 PATCHES=${PATCHES:-$top/patches}
+verified=$TREE/.git/xen-bigvm-series-ok
 
-FORCE=1 "$top/scripts/pq.sh" import "$TREE"
+"$top/scripts/pq.sh" import "$TREE"
 mapfile -t commits < <(git -C "$TREE" rev-list --reverse base..HEAD)
 mapfile -t names < <(sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$PATCHES/series" | grep -v '^$')
 n=${#commits[@]}
 [ "$n" = "${#names[@]}" ] || { echo "series-check: $n commits for ${#names[@]} patches" >&2; exit 1; }
+touch "$verified"
 
 for i in "${!commits[@]}"; do
     c=${commits[$i]}
     name="${names[$i]}"
+    if grep -qx "$c" "$verified"; then
+        echo "series-check: ok $((i + 1))/$n (built before) $name"
+        continue
+    fi
     git -C "$TREE" checkout -q --detach "$c"
     what=hypervisor
     if git -C "$TREE" diff-tree --no-commit-id --name-only -r "$c" |
@@ -39,6 +47,7 @@ for i in "${!commits[@]}"; do
         git -C "$TREE" checkout -q patches
         exit 1
     fi
+    echo "$c" >> "$verified"
     echo "series-check: ok $((i + 1))/$n ($what) $name"
 done
 git -C "$TREE" checkout -q patches

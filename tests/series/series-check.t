@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Every patch builds on its own, and a patch that breaks the build is named.
+# Runs last: it moves build/xen through a broken series and back.
 . "$(dirname "$0")/../lib/tap.sh"
 set -u
 
@@ -10,30 +11,32 @@ is "$rc" 0 "series-check passes on patches/series"
 is "$(grep -c '^series-check: ok ' <<<"$out")" "$n" "series-check built after each of the $n patches"
 [ "$rc" = 0 ] || diag "$out"
 
-# A deliberately broken patch, placed in the middle of a copy of the
-# series (after the first patch), must be the one named.
+# A deliberately broken patch after the series must be the one named.
 work=$(mktemp -d "$BUILD/test-series.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 mkdir "$work/patches"
 cp "$TOP/patches/"*.patch "$work/patches/"
-base=$BUILD/series-check
-git -C "$base" checkout -q --detach base
-cat >> "$base/xen/common/version.c" <<'C'
+git clone -q --shared "$BUILD/xen" "$work/scratch"
+cat >> "$work/scratch/xen/common/version.c" <<'C'
 int xen_bigvm_broken(void) { return undeclared_symbol; }
 C
-git -C "$base" -c user.name=t -c user.email=t@t commit -q -am "xen: break the build on purpose
+git -C "$work/scratch" -c user.name=t -c user.email=t@t commit -q -am "xen: break the build on purpose
 
 This patch exists only to prove that series-check names the patch that
 breaks the build.  It must never be part of the series."
-broken=0000-xen-break-the-build-on-purpose.patch
-git -C "$base" format-patch -q --stdout -1 > "$work/patches/$broken"
-git -C "$base" checkout -q patches
-{ sed -n 1p "$TOP/patches/series"; echo "$broken"; sed -n '2,$p' "$TOP/patches/series"; } \
-    > "$work/patches/series"
+broken=9999-xen-break-the-build-on-purpose.patch
+git -C "$work/scratch" format-patch -q --stdout -1 > "$work/patches/$broken"
+{ cat "$TOP/patches/series"; echo "$broken"; } > "$work/patches/series"
 out=$(PATCHES=$work/patches "$TOP/scripts/series-check.sh" 2>&1)
 rc=$?
 is "$rc" 1 "series-check fails on a series with a broken patch"
-ok "and names it: $(grep FAIL <<<"$out")" grep -q "^series-check: FAIL at patch 2/$((n + 1)): $broken\$" <<<"$out"
+ok "and names it: $(grep FAIL <<<"$out")" grep -q "^series-check: FAIL at patch $((n + 1))/$((n + 1)): $broken\$" <<<"$out"
 ok "the compiler's complaint is shown" grep -q "undeclared_symbol" <<<"$out"
+ok "a failed hypervisor build leaves no xen binary behind" test ! -e "$BUILD/xen/xen/xen"
+
+# Back to the real series, built.
+"$TOP/scripts/pq.sh" import "$BUILD/xen" >/dev/null &&
+    "$TOP/scripts/build-xen.sh" hypervisor debug >/dev/null
+ok "build/xen is back at the series, built" test -s "$BUILD/xen/xen/xen"
 
 done_testing
