@@ -144,7 +144,6 @@ import() {
         git clone -q --shared "$tree" "$work"
         git -C "$work" checkout -q -B patches base
         apply_in "$work" || exit 1
-        g am --abort >/dev/null 2>&1 || true
         g fetch -q "$work" patches
         g checkout -q -f -B patches FETCH_HEAD
         rm -rf "$work"
