@@ -11,6 +11,9 @@
  * memory of the sorted array. */
 #define BUF_FLOOR 8192
 #define BUF_CEIL (1u << 22)
+/* Dense counters when the span is at most this many slots per distinct
+ * value (4 bytes a slot against 16 bytes a sorted entry). */
+#define WIDE_SLOTS 4
 
 void pis_hist_init(struct pis_hist *h)
 {
@@ -21,6 +24,7 @@ void pis_hist_free(struct pis_hist *h)
 {
     free(h->vc);
     free(h->small);
+    free(h->wide);
     free(h->buf);
     pis_hist_init(h);
 }
@@ -77,21 +81,23 @@ static size_t merge_vc(const struct pis_vc *a, size_t na,
     return k;
 }
 
-/* Runs of the small counters and of the sorted buffer, ascending (the
- * small values are all below the buffered ones only if the buffer holds no
- * small value, which add() guarantees except when a counter is full: so
- * merge the two).  Caller frees.  buf is sorted as a side effect. */
+/* Runs of the small counters, the wide counters (wide may be NULL) and of
+ * the sorted buffer, ascending (small values are below the wide ones, and
+ * both below the buffered ones only if the buffer holds none of them, which
+ * add() guarantees except when a counter is full: so merge the two).
+ * Caller frees.  buf is sorted as a side effect. */
 static struct pis_vc *pending_runs(uint32_t *buf, size_t nbuf,
-                                   const uint32_t *small, size_t *n)
+                                   const uint32_t *small,
+                                   const struct pis_hist *wide, size_t *n)
 {
     struct pis_vc *a, *b, *out;
     uint32_t *tmp;
-    size_t na = 0, nb = 0;
+    size_t na = 0, nb = 0, nw = wide && wide->wide ? wide->wlen : 0;
 
     *n = 0;
-    a = malloc((PIS_HIST_SMALL + 1) * sizeof(*a));
+    a = malloc((PIS_HIST_SMALL + nw + 1) * sizeof(*a));
     b = malloc((nbuf + 1) * sizeof(*b));
-    out = malloc((PIS_HIST_SMALL + nbuf + 1) * sizeof(*out));
+    out = malloc((PIS_HIST_SMALL + nw + nbuf + 1) * sizeof(*out));
     tmp = malloc((nbuf + 1) * sizeof(*tmp));
     if (!a || !b || !out || !tmp) {
         free(a);
@@ -106,6 +112,11 @@ static struct pis_vc *pending_runs(uint32_t *buf, size_t nbuf,
                 a[na].value = v;
                 a[na++].count = small[v];
             }
+    for (size_t x = 0; x < nw; x++)
+        if (wide->wide[x]) {
+            a[na].value = wide->wbase + x;
+            a[na++].count = wide->wide[x];
+        }
     if (nbuf)
         radix_sort(buf, tmp, nbuf);
     for (size_t x = 0; x < nbuf; x++) {
@@ -163,7 +174,84 @@ static int merge_in_place(struct pis_hist *h, const struct pis_vc *r,
     return 0;
 }
 
-/* Fold the buffer (not the small counters) into vc. */
+/* Move the sorted entries with 32-bit values >= PIS_HIST_SMALL into the
+ * wide counters when, together with those already there, they span at most
+ * WIDE_SLOTS slots per distinct value; the counters grow to the new span.
+ * Entries whose count would not fit a counter stay sorted.  Optional: out
+ * of memory leaves everything as it was. */
+static void densify(struct pis_hist *h)
+{
+    size_t i = 0, j = h->used, k, len, nd;
+    uint64_t lo, hi, old_hi = h->wbase + h->wlen - 1;
+    uint32_t *w;
+
+    while (i < j && h->vc[i].value < PIS_HIST_SMALL)
+        i++;
+    while (j > i && h->vc[j - 1].value > UINT32_MAX)
+        j--;
+    if (i == j)
+        return;
+    lo = h->vc[i].value;
+    hi = h->vc[j - 1].value;
+    if (h->wide) {
+        if (lo >= h->wbase && hi <= old_hi)
+            return;             /* only full counters' overflow */
+        lo = lo < h->wbase ? lo : h->wbase;
+        hi = hi > old_hi ? hi : old_hi;
+    }
+    nd = j - i + h->wnz;
+    if (hi - lo >= (uint64_t)WIDE_SLOTS * nd)
+        return;
+    len = (size_t)(hi - lo + 1);
+    w = calloc(len, sizeof(*w));
+    if (!w)
+        return;
+    if (h->wide)
+        memcpy(w + (h->wbase - lo), h->wide, h->wlen * sizeof(*w));
+    free(h->wide);
+    h->wide = w;
+    h->wbase = lo;
+    h->wlen = len;
+    for (k = i; i < j; i++) {
+        uint32_t *c = &w[h->vc[i].value - lo];
+        if (h->vc[i].count <= (uint64_t)(UINT32_MAX - *c)) {
+            h->wnz += *c == 0;
+            *c += (uint32_t)h->vc[i].count;
+        } else {
+            h->vc[k++] = h->vc[i];
+        }
+    }
+    memmove(h->vc + k, h->vc + j, (h->used - j) * sizeof(*h->vc));
+    h->used -= j - k;
+}
+
+/* Count the buffered values that fall inside the wide counters there, in
+ * one tight loop (the misses overlap, unlike one increment per sample
+ * between decoding work); the others stay in the buffer.  Returns how
+ * many stayed. */
+static size_t scatter_wide(struct pis_hist *h)
+{
+    uint32_t *w = h->wide;
+    uint64_t base = h->wbase;
+    size_t len = h->wlen, k = 0, nz = 0;
+
+    for (size_t i = 0; i < h->nbuf; i++) {
+        uint64_t d = h->buf[i] - base;
+        if (d < len && w[d] != UINT32_MAX) {
+            nz += w[d] == 0;
+            w[d]++;
+        } else {
+            h->buf[k++] = h->buf[i];
+        }
+    }
+    h->wnz += nz;
+    h->nbuf = k;
+    return k;
+}
+
+/* Fold the buffer (not the small counters) into the wide counters and vc;
+ * a merge into vc only once what the wide counters cannot take fills half
+ * the buffer. */
 static int flush_buf(struct pis_hist *h)
 {
     struct pis_vc *r;
@@ -172,13 +260,17 @@ static int flush_buf(struct pis_hist *h)
 
     if (!h->nbuf)
         return 0;
-    r = pending_runs(h->buf, h->nbuf, NULL, &n);
+    if (h->wide && scatter_wide(h) < h->bufcap / 2)
+        return 0;
+    r = pending_runs(h->buf, h->nbuf, NULL, NULL, &n);
     if (!r)
         return -1;
     rc = merge_in_place(h, r, n);
     free(r);
-    if (!rc)
+    if (!rc) {
         h->nbuf = 0;
+        densify(h);
+    }
     return rc;
 }
 
@@ -187,13 +279,15 @@ int pis_hist_compact(struct pis_hist *h)
     struct pis_vc *r;
     size_t n;
 
+    if (h->wide)
+        (void)scatter_wide(h);
     if (!h->nbuf && !h->small) {
         free(h->buf);
         h->buf = NULL;
         h->bufcap = 0;
         return 0;
     }
-    r = pending_runs(h->buf, h->nbuf, h->small, &n);
+    r = pending_runs(h->buf, h->nbuf, h->small, NULL, &n);
     if (!r || merge_in_place(h, r, n)) {
         free(r);
         return -1;
@@ -288,7 +382,7 @@ static struct pis_vc *combine(const struct pis_hist *h, size_t *n)
             return NULL;
         memcpy(copy, h->buf, h->nbuf * sizeof(*copy));
     }
-    r = pending_runs(copy, h->nbuf, h->small, &nr);
+    r = pending_runs(copy, h->nbuf, h->small, h, &nr);
     free(copy);
     if (!r)
         return NULL;

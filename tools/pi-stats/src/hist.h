@@ -8,6 +8,12 @@
  *    distinct (value, count) -- sequential memory traffic only, which is
  *    what keeps per-pCPU cycle histograms fast when they do not fit in the
  *    cache;
+ *  - when the distinct buffered values are dense (their span is at most
+ *    four slots per distinct value, so 4-byte counters take no more room
+ *    than the 16-byte sorted entries), they move to one array of counters
+ *    over that span, grown at later flushes; values inside it are then
+ *    counted in place, like the small ones (cycle histograms: no more
+ *    sorting or merging per sample);
  *  - wider values are merged into the sorted array directly (rare).
  * Memory grows with the number of distinct values, not with the number of
  * samples.  Percentiles are exact (no sampling).  Also keeps where the
@@ -30,6 +36,9 @@ struct pis_hist {
     struct pis_vc *vc;          /* sorted by value, distinct */
     size_t used, cap;
     uint32_t *small;            /* PIS_HIST_SMALL counters, or NULL */
+    uint32_t *wide;             /* counters for [wbase, wbase + wlen), or NULL */
+    uint64_t wbase;
+    size_t wlen, wnz;           /* wnz: counters that are not zero */
     uint32_t *buf;              /* pending 32-bit samples, unsorted */
     size_t nbuf, bufcap;
     uint64_t count;             /* samples */
@@ -46,8 +55,10 @@ void pis_hist_free(struct pis_hist *h);
  * sample is then lost). */
 int pis_hist_add(struct pis_hist *h, uint64_t v, uint64_t n, int has_tsc,
                  uint64_t tsc, uint64_t offset, int file);
-/* Fold everything into the sorted array and release the buffers (end of
- * an input).  0 or -1 (out of memory). */
+/* Fold the small counters and the buffer into the wide counters and the
+ * sorted array, and release them (end of an input); the wide counters
+ * stay (they take no more room than sorted entries would).  0 or -1 (out
+ * of memory). */
 int pis_hist_compact(struct pis_hist *h);
 /* dst += src. Ties on the maximum keep the earlier (file, offset). */
 int pis_hist_merge(struct pis_hist *dst, const struct pis_hist *src);

@@ -6,6 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "atomic.h"
 #include "clock.h"
@@ -199,6 +202,14 @@ int main(int argc, char **argv)
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
     };
+
+#ifdef __GLIBC__
+    /* The histogram store allocates and frees arrays of a few hundred KiB
+     * per pCPU at every flush and report; keep them in the heap instead of
+     * a fresh mmap (zeroed pages, one fault each) every time. */
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 64 << 20);
+#endif
     static unsigned char cpumap[PIS_CPUMAP_BYTES];
     struct pis_out_opts o = { 0, NULL, 1, NULL, NULL, 0 };
     enum fmt fmt = FMT_TEXT;
