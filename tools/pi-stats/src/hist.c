@@ -223,6 +223,11 @@ static void densify(struct pis_hist *h)
     }
     memmove(h->vc + k, h->vc + j, (h->used - j) * sizeof(*h->vc));
     h->used -= j - k;
+    if (!h->used) {             /* the usual case: give the room back */
+        free(h->vc);
+        h->vc = NULL;
+        h->cap = 0;
+    }
 }
 
 /* Count the buffered values that fall inside the wide counters there, in
@@ -369,7 +374,8 @@ int pis_hist_add(struct pis_hist *h, uint64_t v, uint64_t n, int has_tsc,
 }
 
 /* Sorted view of everything (h unchanged); caller frees. */
-static struct pis_vc *combine(const struct pis_hist *h, size_t *n)
+static struct pis_vc *combine(const struct pis_hist *h, int with_wide,
+                              size_t *n)
 {
     struct pis_vc *r, *out;
     uint32_t *copy = NULL;
@@ -382,7 +388,7 @@ static struct pis_vc *combine(const struct pis_hist *h, size_t *n)
             return NULL;
         memcpy(copy, h->buf, h->nbuf * sizeof(*copy));
     }
-    r = pending_runs(copy, h->nbuf, h->small, h, &nr);
+    r = pending_runs(copy, h->nbuf, h->small, with_wide ? h : NULL, &nr);
     free(copy);
     if (!r)
         return NULL;
@@ -393,21 +399,85 @@ static struct pis_vc *combine(const struct pis_hist *h, size_t *n)
     return out;
 }
 
+/* dst's wide counters += src's, in one pass: dst's grow to the union of
+ * the two spans when that stays dense (or dst has nothing yet).  What a
+ * counter cannot hold goes to the sorted array.  Returns 0 when done, 1
+ * when dst cannot take them (nothing changed), -1 when out of memory. */
+static int wide_merge(struct pis_hist *dst, const struct pis_hist *src)
+{
+    uint64_t lo = src->wbase, hi = src->wbase + src->wlen - 1;
+    struct pis_vc *over = NULL;
+    size_t nover = 0;
+    int rc = 0;
+
+    if (dst->wide) {
+        uint64_t dhi = dst->wbase + dst->wlen - 1;
+        lo = lo < dst->wbase ? lo : dst->wbase;
+        hi = hi > dhi ? hi : dhi;
+    }
+    if (dst->count && hi - lo >= (uint64_t)WIDE_SLOTS *
+        (dst->wnz + src->wnz + dst->used))
+        return 1;
+    if (!dst->wide || lo < dst->wbase || hi > dst->wbase + dst->wlen - 1) {
+        size_t len = (size_t)(hi - lo + 1);
+        uint32_t *w = calloc(len, sizeof(*w));
+        if (!w)
+            return -1;
+        if (dst->wide)
+            memcpy(w + (dst->wbase - lo), dst->wide,
+                   dst->wlen * sizeof(*w));
+        free(dst->wide);
+        dst->wide = w;
+        dst->wbase = lo;
+        dst->wlen = len;
+    }
+    {
+        uint32_t *d = dst->wide + (src->wbase - dst->wbase);
+        size_t nz = 0;
+        for (size_t x = 0; x < src->wlen; x++) {
+            uint64_t sum = (uint64_t)d[x] + src->wide[x];
+            nz += d[x] == 0 && sum != 0;
+            if (sum > UINT32_MAX) {     /* practically never */
+                struct pis_vc *no = realloc(over, (nover + 1) * sizeof(*no));
+                if (!no) {
+                    rc = -1;
+                    break;
+                }
+                over = no;
+                over[nover].value = src->wbase + x;
+                over[nover++].count = sum - UINT32_MAX;
+                sum = UINT32_MAX;
+            }
+            d[x] = (uint32_t)sum;
+        }
+        dst->wnz += nz;
+    }
+    if (!rc && nover)
+        rc = merge_in_place(dst, over, nover);
+    free(over);
+    return rc;
+}
+
 int pis_hist_merge(struct pis_hist *dst, const struct pis_hist *src)
 {
     struct pis_vc *sv;
     size_t n;
     uint64_t cnt = dst->count;
-    int rc;
+    int rc, took = 1;
 
     if (src->count == 0)
         return 0;
-    sv = combine(src, &n);
+    rc = pis_hist_compact(dst);
+    if (!rc && src->wide) {
+        rc = wide_merge(dst, src);
+        took = rc;              /* 0: src's wide counters are in dst */
+    }
+    if (rc < 0)
+        return -1;
+    sv = combine(src, took != 0, &n);
     if (!sv)
         return -1;
-    rc = pis_hist_compact(dst);
-    if (!rc)
-        rc = merge_in_place(dst, sv, n);
+    rc = merge_in_place(dst, sv, n);
     free(sv);
     if (rc)
         return -1;
@@ -428,5 +498,5 @@ int pis_hist_merge(struct pis_hist *dst, const struct pis_hist *src)
 
 struct pis_vc *pis_hist_sorted(const struct pis_hist *h, size_t *n)
 {
-    return combine(h, n);
+    return combine(h, 1, n);
 }

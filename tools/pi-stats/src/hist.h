@@ -55,6 +55,31 @@ void pis_hist_free(struct pis_hist *h);
  * sample is then lost). */
 int pis_hist_add(struct pis_hist *h, uint64_t v, uint64_t n, int has_tsc,
                  uint64_t tsc, uint64_t offset, int file);
+/* pis_hist_add of one sample, the common case inline: a value within
+ * [min, max] that does not move where the maximum happened (not equal to
+ * it, or from a later place), and fits a small counter or the buffer.
+ * Anything else goes to pis_hist_add. */
+static inline int pis_hist_add1(struct pis_hist *h, uint64_t v, int has_tsc,
+                                uint64_t tsc, uint64_t offset, int file)
+{
+    if (h->count && v >= h->min && v <= h->max &&
+        (v < h->max || file > h->max_file ||
+         (file == h->max_file && offset >= h->max_offset))) {
+        if (v < PIS_HIST_SMALL) {
+            if (h->small && h->small[v] != UINT32_MAX) {
+                h->small[v]++;
+                h->count++;
+                return 0;
+            }
+        } else if (v <= UINT32_MAX && h->nbuf < h->bufcap) {
+            h->buf[h->nbuf++] = (uint32_t)v;
+            h->count++;
+            return 0;
+        }
+    }
+    return pis_hist_add(h, v, 1, has_tsc, tsc, offset, file);
+}
+
 /* Fold the small counters and the buffer into the wide counters and the
  * sorted array, and release them (end of an input); the wide counters
  * stay (they take no more room than sorted entries would).  0 or -1 (out

@@ -48,7 +48,7 @@ static int allowed(const struct pis_pi *p, uint32_t cpu)
     return !p->cpu_filter || (p->cpu_filter[cpu >> 3] & (1u << (cpu & 7u)));
 }
 
-static void sample(struct pis_pi *p, enum pis_metric_id m, uint32_t cpu,
+static inline void sample(struct pis_pi *p, enum pis_metric_id m, uint32_t cpu,
                    uint64_t v, const struct pis_rec *rec, uint64_t tsc)
 {
     struct pis_hist **h = &p->m[m].cpu[cpu];
@@ -61,16 +61,23 @@ static void sample(struct pis_pi *p, enum pis_metric_id m, uint32_t cpu,
         }
         pis_hist_init(*h);
     }
-    if (pis_hist_add(*h, v, 1, rec->has_tsc, tsc, rec->offset, p->file))
+    if (pis_hist_add1(*h, v, rec->has_tsc, tsc, rec->offset, p->file))
         p->oom = 1;
 }
 
 static void list_add(struct pis_pi *p, const struct pis_rec *rec)
 {
-    uint32_t home = rec->w[1] >> 16, list = rec->w[1] & 0xffffu;
-    uint32_t len = rec->w[2], limit = rec->w[3];
+    uint32_t home, list, len, limit;
 
-    if (rec->nwords < 4 || list >= PIS_MAX_CPUS) {
+    if (rec->nwords < 4) {
+        p->c.malformed++;
+        return;
+    }
+    home = pis_rec_w(rec, 1) >> 16;
+    list = pis_rec_w(rec, 1) & 0xffffu;
+    len = pis_rec_w(rec, 2);
+    limit = pis_rec_w(rec, 3);
+    if (list >= PIS_MAX_CPUS) {
         p->c.malformed++;
         return;
     }
@@ -85,14 +92,14 @@ static void list_add(struct pis_pi *p, const struct pis_rec *rec)
         p->c.unbounded_adds++;
     else if (len > limit)
         p->c.over_limit_adds++;
-    if (pis_hist_add(&p->limits, limit, 1, 0, 0, rec->offset, p->file))
+    if (pis_hist_add1(&p->limits, limit, 0, 0, rec->offset, p->file))
         p->oom = 1;
     sample(p, PIS_M_LIST_LEN, list, len, rec, rec->tsc);
 }
 
 static void list_move(struct pis_pi *p, const struct pis_rec *rec)
 {
-    uint32_t to = rec->w[2];
+    uint32_t to = rec->nwords < 4 ? 0 : pis_rec_w(rec, 2);
 
     if (rec->nwords < 4 || to >= PIS_MAX_CPUS) {
         p->c.malformed++;
@@ -103,7 +110,7 @@ static void list_move(struct pis_pi *p, const struct pis_rec *rec)
         return;
     }
     p->c.list_move++;
-    sample(p, PIS_M_LIST_LEN, to, rec->w[3], rec, rec->tsc);
+    sample(p, PIS_M_LIST_LEN, to, pis_rec_w(rec, 3), rec, rec->tsc);
 }
 
 static void wakeup(struct pis_pi *p, const struct pis_rec *rec)
@@ -117,14 +124,14 @@ static void wakeup(struct pis_pi *p, const struct pis_rec *rec)
         return;
     }
     p->c.wakeup++;
-    p->c.woken += rec->w[1];
-    sample(p, PIS_M_WAKE_WALKED, rec->cpu, rec->w[0], rec, rec->tsc);
-    sample(p, PIS_M_WAKE_CYCLES, rec->cpu, rec->w[2], rec, rec->tsc);
+    p->c.woken += pis_rec_w(rec, 1);
+    sample(p, PIS_M_WAKE_WALKED, rec->cpu, pis_rec_w(rec, 0), rec, rec->tsc);
+    sample(p, PIS_M_WAKE_CYCLES, rec->cpu, pis_rec_w(rec, 2), rec, rec->tsc);
 }
 
 static void old_block(struct pis_pi *p, const struct pis_rec *rec)
 {
-    uint32_t pcpu = rec->w[2];
+    uint32_t pcpu = rec->nwords < 4 ? 0 : pis_rec_w(rec, 2);
 
     if (rec->nwords < 4 || pcpu >= PIS_MAX_CPUS) {
         p->c.malformed++;
@@ -135,7 +142,7 @@ static void old_block(struct pis_pi *p, const struct pis_rec *rec)
         return;
     }
     p->c.legacy_block++;
-    sample(p, PIS_M_LIST_LEN, pcpu, rec->w[3], rec, rec->tsc);
+    sample(p, PIS_M_LIST_LEN, pcpu, pis_rec_w(rec, 3), rec, rec->tsc);
 }
 
 static void old_start(struct pis_pi *p, const struct pis_rec *rec)
@@ -152,7 +159,8 @@ static void old_start(struct pis_pi *p, const struct pis_rec *rec)
         o->open = 0;
     }
     if (allowed(p, rec->cpu))
-        sample(p, PIS_M_WAKE_WALKED, rec->cpu, rec->w[0], rec, rec->tsc);
+        sample(p, PIS_M_WAKE_WALKED, rec->cpu, pis_rec_w(rec, 0), rec,
+               rec->tsc);
     if (!rec->has_tsc) {
         p->c.legacy_untimed++;
         return;

@@ -19,6 +19,8 @@ int pis_reader_init(struct pis_reader *r, pis_rec_fn on_rec,
     r->cpu = calloc(PIS_MAX_CPUS, sizeof(*r->cpu));
     if (!r->cpu)
         return -1;
+    /* no event id (28 bits) matches an unused slot */
+    memset(r->want_evt, 0xff, sizeof(r->want_evt));
     r->on_rec = on_rec;
     r->on_diag = on_diag;
     r->ctx = ctx;
@@ -156,50 +158,61 @@ static struct walk walk_check(const unsigned char *p, uint32_t size,
     return w;
 }
 
-static void slow_record(struct pis_reader *r, const unsigned char *q,
-                        uint32_t h, uint32_t cpu, uint64_t off)
+#if defined(__GNUC__)
+#define PIS_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define PIS_ALWAYS_INLINE inline
+#endif
+
+/* Account a record whose class the client may want, and pass it on when
+ * its exact event id is wanted.  sw is a constant in each instantiation
+ * of the walk. */
+static PIS_ALWAYS_INLINE void deliver(struct pis_reader *r,
+                                      const unsigned char *q, uint32_t h,
+                                      uint64_t tsc, uint32_t cpu,
+                                      uint64_t off, int sw)
 {
     struct pis_rec rec;
     uint32_t ev = h & TRC_EVENT_MASK;
-    const unsigned char *d = q + 4;
-    unsigned i;
+    uint32_t n = (h >> TRC_EXTRA_SHIFT) & TRC_EXTRA_MASK;
+    unsigned i, hit = 0;
+    size_t dofs = 4 + (h & TRC_TSC_FLAG ? 8 : 0);
+    const unsigned char *d = q + dofs;
+
+    if (ev == TRC_WRAP_BUFFER) {
+        r->st.wrap_records++;
+        return;
+    }
+    if (ev == TRC_LOST_RECORDS) {
+        r->st.lost_markers++;
+        if (n >= 1)
+            r->st.lost_records += pis_ld32o(d, sw);
+    }
+    /* every slot compared: no early exit to mispredict */
+    for (i = 0; i < sizeof(r->want_evt) / sizeof(r->want_evt[0]); i++)
+        hit |= r->want_evt[i] == ev;
+    if (!hit || !r->on_rec)
+        return;
 
     rec.offset = off;
     rec.event = ev;
     rec.cpu = cpu;
-    rec.nwords = (h >> TRC_EXTRA_SHIFT) & TRC_EXTRA_MASK;
+    rec.nwords = n;
     rec.has_tsc = (h & TRC_TSC_FLAG) != 0;
-    rec.tsc = 0;
-    if (rec.has_tsc) {
-        rec.tsc = pis_ld64(d);
-        d += 8;
-    }
-    for (i = 0; i < rec.nwords; i++)
-        rec.w[i] = pis_ld32(d + 4 * i);
-    for (; i < 7; i++)
-        rec.w[i] = 0;
-
-    if (ev == TRC_LOST_RECORDS) {
-        r->st.lost_markers++;
-        if (rec.nwords >= 1)
-            r->st.lost_records += rec.w[0];
-    } else if (ev == TRC_WRAP_BUFFER) {
-        r->st.wrap_records++;
-        return;
-    }
-    for (i = 0; i < r->nwant; i++) {
-        if (r->want_evt[i] == ev) {
-            if (r->on_rec)
-                r->on_rec(r->ctx, &rec);
-            return;
-        }
-    }
+    rec.tsc = rec.has_tsc ? tsc : 0;
+    rec.swapped = sw;
+    rec.data = d;
+    r->on_rec(r->ctx, &rec);
 }
 
-/* Walk and account the records of one accepted window. */
-static struct walk walk_process(struct pis_reader *r, const unsigned char *p,
-                                uint32_t size, size_t avail, uint32_t cpu,
-                                uint64_t base)
+/* Walk and account the records of one accepted window.  Instantiated once
+ * per byte order (sw constant), so the native walk tests nothing per
+ * word. */
+static PIS_ALWAYS_INLINE struct walk walk_records(struct pis_reader *r,
+                                                  const unsigned char *p,
+                                                  uint32_t size, size_t avail,
+                                                  uint32_t cpu, uint64_t base,
+                                                  int sw)
 {
     struct walk w = { WALK_OK, 0, NULL };
     struct pis_cpu_stats *cs = &r->cpu[cpu];
@@ -210,19 +223,20 @@ static struct walk walk_process(struct pis_reader *r, const unsigned char *p,
     int have_tsc = cs->have_tsc, any_tsc = 0;
 
     while (q < have) {
-        uint32_t h, sz, ev;
+        uint32_t h, sz, ev, idx;
+        uint64_t tsc = 0;
         if (have - q < 4) {
             w.end = WALK_SHORT;
             break;
         }
-        h = pis_ld32(p + q);
+        h = pis_ld32o(p + q, sw);
         sz = rec_check(h, size - q, have - q, &w);
         if (!sz)
             break;
         ev = h & TRC_EVENT_MASK;
         cs->by_class[pis_class_index(ev)]++;
         if (h & TRC_TSC_FLAG) {
-            uint64_t tsc = pis_ld64(p + q + 4);
+            tsc = pis_ldtsc(p + q + 4, sw);
             if (have_tsc && tsc < last) {
                 r->st.tsc_backwards++;
                 diag(r, PIS_DIAG_TSC_BACK, base + q,
@@ -239,11 +253,9 @@ static struct walk walk_process(struct pis_reader *r, const unsigned char *p,
         } else {
             notsc++;
         }
-        {
-            uint32_t idx = (ev >> 12) & 0xffffu;
-            if (r->want[idx >> 3] & (1u << (idx & 7u)))
-                slow_record(r, p + q, h, cpu, base + q);
-        }
+        idx = (ev >> 12) & 0xffffu;
+        if (r->want[idx >> 3] & (1u << (idx & 7u)))
+            deliver(r, p + q, h, tsc, cpu, base + q, sw);
         nrec++;
         q += sz;
     }
@@ -265,6 +277,13 @@ static struct walk walk_process(struct pis_reader *r, const unsigned char *p,
         r->st.have_tsc = 1;
     }
     return w;
+}
+
+static struct walk walk_native(struct pis_reader *r, const unsigned char *p,
+                               uint32_t size, size_t avail, uint32_t cpu,
+                               uint64_t base)
+{
+    return walk_records(r, p, size, avail, cpu, base, 0);
 }
 
 static size_t consume(struct pis_reader *r, size_t n)
@@ -347,7 +366,7 @@ static size_t step_window(struct pis_reader *r, const unsigned char *buf,
         return 0;
     r->st.windows++;
     r->cpu[cpu].windows++;
-    w = walk_process(r, buf + 12, size, avail, cpu, r->pos + 12);
+    w = walk_native(r, buf + 12, size, avail, cpu, r->pos + 12);
     switch (w.end) {
     case WALK_OK:
         return consume(r, 12 + (size_t)size);

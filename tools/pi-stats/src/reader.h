@@ -19,8 +19,16 @@ struct pis_rec {
     uint32_t cpu;           /* pCPU of the window */
     uint32_t nwords;        /* extra words, 0..7 */
     int has_tsc;
-    uint32_t w[7];
+    int swapped;            /* words are in the other byte order */
+    const unsigned char *data;  /* the extra words, valid during on_rec */
 };
+
+/* Extra word i (< nwords) of a record, in host byte order: read from the
+ * input where it lies, not copied (most records need two or three). */
+static inline uint32_t pis_rec_w(const struct pis_rec *rec, unsigned i)
+{
+    return pis_ld32o(rec->data + 4 * i, rec->swapped);
+}
 
 enum pis_diag_kind {
     PIS_DIAG_CORRUPT,       /* bytes skipped to resynchronise */

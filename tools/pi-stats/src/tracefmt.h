@@ -50,6 +50,23 @@ static inline uint64_t pis_ld64(const unsigned char *p)
     return v;
 }
 
+/* A 32-bit word of the input: sw = the input has the other byte order.
+ * Callers pass a constant where speed matters (see reader.c). */
+static inline uint32_t pis_ld32o(const unsigned char *p, int sw)
+{
+    uint32_t v = pis_ld32(p);
+    return sw ? __builtin_bswap32(v) : v;
+}
+
+/* A record's TSC: two 32-bit words, cycles_lo then cycles_hi (struct
+ * t_rec), each in the writing host's byte order -- so a big-endian
+ * host's TSC is two swapped words, low word first, not one byte-swapped
+ * 64-bit value. */
+static inline uint64_t pis_ldtsc(const unsigned char *p, int sw)
+{
+    return pis_ld32o(p, sw) | (uint64_t)pis_ld32o(p + 4, sw) << 32;
+}
+
 /* Size in bytes of a record from its header word. */
 static inline uint32_t pis_rec_size(uint32_t hdr)
 {
