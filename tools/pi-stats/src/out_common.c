@@ -1,6 +1,6 @@
 /* out_common.c - bucket schemes shared by every output format, so that
  * histograms from different files and hosts merge by adding counts of
- * identical [low, high) buckets. */
+ * identical [low, high) buckets; names shared by the formats. */
 #include "output.h"
 
 enum pis_scheme pis_metric_scheme(enum pis_metric_id m)
@@ -11,4 +11,18 @@ enum pis_scheme pis_metric_scheme(enum pis_metric_id m)
 uint64_t pis_metric_step(enum pis_metric_id m, const struct pis_out_opts *o)
 {
     return m == PIS_M_LIST_LEN && o->len_step ? o->len_step : 1;
+}
+
+const char *pis_byte_order_name(unsigned byte_order)
+{
+    switch (byte_order) {
+    case PIS_BO_LITTLE:
+        return "little";
+    case PIS_BO_BIG:
+        return "big";
+    case PIS_BO_LITTLE | PIS_BO_BIG:
+        return "mixed";
+    default:
+        return "unknown";
+    }
 }

@@ -142,6 +142,7 @@ static int body(FILE *f, const struct pis_report *r,
     kv(f, "records", st->records, 1);
     kv(f, "records_no_tsc", st->records_no_tsc, 1);
     kv(f, "wrap_records", st->wrap_records, 1);
+    fprintf(f, ",\"byte_order\":\"%s\"", pis_byte_order_name(st->byte_order));
     kv(f, "pcpus", pis_report_npcpus(r), 1);
     kv(f, "lost_records", st->lost_records, 1);
     kv(f, "lost_markers", st->lost_markers, 1);

@@ -234,6 +234,11 @@ static void header(FILE *f, const struct pis_report *r,
             PRIu64 " records (%" PRIu64 " without TSC, %" PRIu64
             " wrap padding)\n", st->bytes, st->windows, st->records,
             st->records_no_tsc, st->wrap_records);
+    if (st->byte_order == (PIS_BO_LITTLE | PIS_BO_BIG))
+        fprintf(f, "  byte order mixed: little- and big-endian inputs\n");
+    else
+        fprintf(f, "  byte order %s-endian\n",
+                pis_byte_order_name(st->byte_order));
     fprintf(f, "  pCPUs      %u (", pis_report_npcpus(r));
     cpu_ids(f, r);
     fprintf(f, ")\n");

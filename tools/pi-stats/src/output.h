@@ -25,5 +25,7 @@ int pis_out_svg(FILE *f, const struct pis_report *r,
 #include "buckets.h"
 enum pis_scheme pis_metric_scheme(enum pis_metric_id m);
 uint64_t pis_metric_step(enum pis_metric_id m, const struct pis_out_opts *o);
+/* "little", "big", "mixed" (merged inputs of both orders) or "unknown". */
+const char *pis_byte_order_name(unsigned byte_order);
 
 #endif

@@ -70,14 +70,14 @@ static void diag(struct pis_reader *r, enum pis_diag_kind kind,
 }
 
 /* A window header we would accept: returns NULL, or why not. */
-static const char *header_problem(const unsigned char *p, uint32_t *cpu,
-                                  uint32_t *size)
+static const char *header_problem(const unsigned char *p, int sw,
+                                  uint32_t *cpu, uint32_t *size)
 {
     static char why[96];
-    uint32_t h = pis_ld32(p);
+    uint32_t h = pis_ld32o(p, sw);
 
-    *cpu = pis_ld32(p + 4);
-    *size = pis_ld32(p + 8);
+    *cpu = pis_ld32o(p + 4, sw);
+    *size = pis_ld32o(p + 8, sw);
     if (h != TRC_CPU_CHANGE_HDR) {
         snprintf(why, sizeof(why), "word 0x%08x where a window header "
                  "(CPU_CHANGE 0x%08x) belongs", h, TRC_CPU_CHANGE_HDR);
@@ -135,7 +135,7 @@ static inline uint32_t rec_check(uint32_t h, size_t left, size_t have,
 
 /* Dry walk, no side effects: used for resynchronisation candidates. */
 static struct walk walk_check(const unsigned char *p, uint32_t size,
-                              size_t avail)
+                              size_t avail, int sw)
 {
     struct walk w = { WALK_OK, 0, NULL };
     size_t have = avail < size ? avail : size;
@@ -147,7 +147,7 @@ static struct walk walk_check(const unsigned char *p, uint32_t size,
             w.end = WALK_SHORT;
             break;
         }
-        sz = rec_check(pis_ld32(p + q), size - q, have - q, &w);
+        sz = rec_check(pis_ld32o(p + q, sw), size - q, have - q, &w);
         if (!sz)
             break;
         q += sz;
@@ -286,6 +286,23 @@ static struct walk walk_native(struct pis_reader *r, const unsigned char *p,
     return walk_records(r, p, size, avail, cpu, base, 0);
 }
 
+static struct walk walk_swapped(struct pis_reader *r, const unsigned char *p,
+                                uint32_t size, size_t avail, uint32_t cpu,
+                                uint64_t base)
+{
+    return walk_records(r, p, size, avail, cpu, base, 1);
+}
+
+/* The host's byte order, as PIS_BO_*. */
+static unsigned host_order(void)
+{
+    const uint32_t one = 1;
+    unsigned char b;
+
+    memcpy(&b, &one, 1);
+    return b ? PIS_BO_LITTLE : PIS_BO_BIG;
+}
+
 static size_t consume(struct pis_reader *r, size_t n)
 {
     r->pos += n;
@@ -309,16 +326,20 @@ static size_t step_resync(struct pis_reader *r, const unsigned char *buf,
                           size_t len, int eof)
 {
     size_t k = 0;
+    uint32_t hw = r->swapped ? __builtin_bswap32(TRC_CPU_CHANGE_HDR)
+                             : TRC_CPU_CHANGE_HDR;
+    unsigned char first;
 
+    memcpy(&first, &hw, 1);     /* the header's first byte in the input */
     while (len >= 12 && k + 12 <= len) {
         const unsigned char *hit;
         uint32_t cpu, size;
 
-        hit = memchr(buf + k, (int)(TRC_CPU_CHANGE_HDR & 0xffu), len - 11 - k);
+        hit = memchr(buf + k, first, len - 11 - k);
         if (!hit)
             break;
         k = (size_t)(hit - buf);
-        if (!header_problem(buf + k, &cpu, &size)) {
+        if (!header_problem(buf + k, r->swapped, &cpu, &size)) {
             struct walk w;
             if (k > 0) {            /* skip up to the candidate first */
                 r->st.corrupt_bytes += k;
@@ -326,7 +347,7 @@ static size_t step_resync(struct pis_reader *r, const unsigned char *buf,
             }
             if (len - 12 < size && !eof)
                 return 0;           /* need the whole candidate window */
-            w = walk_check(buf + 12, size, len - 12);
+            w = walk_check(buf + 12, size, len - 12, r->swapped);
             if (w.end != WALK_BAD) {
                 uint64_t skipped = r->pos - r->resync_start;
                 diag(r, PIS_DIAG_CORRUPT, r->resync_start,
@@ -366,7 +387,8 @@ static size_t step_window(struct pis_reader *r, const unsigned char *buf,
         return 0;
     r->st.windows++;
     r->cpu[cpu].windows++;
-    w = walk_native(r, buf + 12, size, avail, cpu, r->pos + 12);
+    w = r->swapped ? walk_swapped(r, buf + 12, size, avail, cpu, r->pos + 12)
+                   : walk_native(r, buf + 12, size, avail, cpu, r->pos + 12);
     switch (w.end) {
     case WALK_OK:
         return consume(r, 12 + (size_t)size);
@@ -411,18 +433,22 @@ size_t pis_reader_step(struct pis_reader *r, const unsigned char *buf,
                      len);
             return 0;
         }
+        /* The first word fixes the byte order of the whole input: a
+         * window in the other order later on is corruption. */
         w0 = pis_ld32(buf);
-        if (w0 != TRC_CPU_CHANGE_HDR) {
+        if (w0 == TRC_CPU_CHANGE_HDR) {
+            r->swapped = 0;
+        } else if (__builtin_bswap32(w0) == TRC_CPU_CHANGE_HDR) {
+            r->swapped = 1;
+        } else {
             r->fatal = 1;
-            if (__builtin_bswap32(w0) == TRC_CPU_CHANGE_HDR)
-                diag(r, PIS_DIAG_NOT_TRACE, 0, "byte-swapped xentrace data "
-                     "(other host byte order), not supported");
-            else
-                diag(r, PIS_DIAG_NOT_TRACE, 0, "not a xentrace file: first "
-                     "word 0x%08x is not a CPU_CHANGE header (0x%08x)", w0,
-                     TRC_CPU_CHANGE_HDR);
+            diag(r, PIS_DIAG_NOT_TRACE, 0, "not a xentrace file: first "
+                 "word 0x%08x is not a CPU_CHANGE header (0x%08x)", w0,
+                 TRC_CPU_CHANGE_HDR);
             return 0;
         }
+        r->st.byte_order = r->swapped ? PIS_BO_LITTLE + PIS_BO_BIG -
+                                        host_order() : host_order();
     }
     if (r->resync)
         return step_resync(r, buf, len, eof);
@@ -433,7 +459,7 @@ size_t pis_reader_step(struct pis_reader *r, const unsigned char *buf,
             r->done = 1;
             return 0;
         }
-        if (len >= 4 && pis_ld32(buf) != TRC_CPU_CHANGE_HDR) {
+        if (len >= 4 && pis_ld32o(buf, r->swapped) != TRC_CPU_CHANGE_HDR) {
             start_resync(r, r->pos, "garbage at the end of input");
             return step_resync(r, buf, len, eof);
         }
@@ -444,7 +470,7 @@ size_t pis_reader_step(struct pis_reader *r, const unsigned char *buf,
         r->done = 1;
         return consume(r, len);
     }
-    why = header_problem(buf, &cpu, &size);
+    why = header_problem(buf, r->swapped, &cpu, &size);
     if (why) {
         start_resync(r, r->pos, why);
         return step_resync(r, buf, len, eof);

@@ -63,7 +63,12 @@ struct pis_read_stats {
     uint64_t tsc_backwards;
     uint64_t tsc_min, tsc_max;  /* valid when have_tsc */
     int have_tsc;
+    unsigned byte_order;        /* PIS_BO_* bits: the input's byte order
+                                 * (both for merged inputs that differ) */
 };
+
+#define PIS_BO_LITTLE 1u
+#define PIS_BO_BIG    2u
 
 typedef void (*pis_rec_fn)(void *ctx, const struct pis_rec *rec);
 typedef void (*pis_diag_fn)(void *ctx, enum pis_diag_kind kind,
@@ -80,6 +85,8 @@ struct pis_reader {
     struct pis_read_stats st;
     uint64_t pos;               /* absolute offset of the next byte */
     int fatal;                  /* input rejected (not a trace) */
+    int swapped;                /* input in the other byte order than the
+                                 * host's: every 32-bit word is swapped */
     int done;
     /* resynchronisation state */
     int resync;

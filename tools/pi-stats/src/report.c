@@ -50,6 +50,7 @@ int pis_report_merge(struct pis_report *dst, const struct pis_report *src)
     d->truncated_windows += s->truncated_windows;
     d->missing_bytes += s->missing_bytes;
     d->tsc_backwards += s->tsc_backwards;
+    d->byte_order |= s->byte_order;
     if (s->have_tsc) {
         /* TSCs of different hosts are not comparable: this is only the
          * envelope, the text output does not print it for merged data */

@@ -2,8 +2,10 @@
 
 A file is a run of windows: a CPU_CHANGE record (0x2001f003, cpu,
 window_size) followed by window_size bytes of records.  A record is a u32
-header (event | nwords << 28 | tsc_flag << 31), an optional u64 TSC and
-0..7 u32 words, little endian (the byte order of every host Xen runs on).
+header (event | nwords << 28 | tsc_flag << 31), an optional TSC and 0..7
+u32 words.  Little endian by default (every host Xen runs on); endian='>'
+writes what a big-endian host would: every u32 word in its order, the TSC
+as two u32 words low then high (struct t_rec's cycles_lo, cycles_hi).
 """
 import struct
 
@@ -25,7 +27,8 @@ def rec(event, tsc=None, words=(), endian='<'):
     hdr = (event & 0x0fffffff) | (len(words) << 28)
     if tsc is not None:
         hdr |= 0x80000000
-        return struct.pack(endian + 'IQ%dI' % len(words), hdr, tsc, *words)
+        return struct.pack(endian + 'III%dI' % len(words), hdr,
+                           tsc & 0xffffffff, tsc >> 32, *words)
     return struct.pack(endian + 'I%dI' % len(words), hdr, *words)
 
 
@@ -72,6 +75,14 @@ def wrap(nwords):
 
 def filler(tsc, n=2):
     return rec(SCHED_EVT, tsc, list(range(n)))
+
+
+def swap_words(data):
+    """The same trace as written by a host of the other byte order: every
+    u32 word byte-swapped (a TSC stays low word first)."""
+    assert len(data) % 4 == 0
+    n = len(data) // 4
+    return struct.pack('>%dI' % n, *struct.unpack('<%dI' % n, data))
 
 
 def walk(data):

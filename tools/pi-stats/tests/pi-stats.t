@@ -536,9 +536,9 @@ def not_a_trace_inputs():
         ('short', b'\x03\xf0', 'only 2 bytes'),
         ('text', b'hello world, this is not a trace\n' * 3,
          'not a xentrace file'),
-        ('bigendian', g.window(0, [g.filler(1, 0)], endian='>')[:12] +
-         g.rec(g.SCHED_EVT, 1, [], endian='>'), 'byte-swapped'),
         ('zeros', bytes(4096), 'not a xentrace file'),
+        ('swapped-garbage', b'\x20\x01\xf0\x04' + bytes(60),
+         'not a xentrace file'),
     ]
     for name, data, msg in cases:
         rc, out, err = run([write(name, data)])
@@ -552,6 +552,92 @@ def not_a_trace_inputs():
                                                     9999, 8) + bytes(64))])
     eq(rc, EXIT_NOT_TRACE, 'no valid window')
     check('no valid window' in err, err)
+    # a big-endian first word, then garbage: no valid window either
+    rc, out, err = run([write('begarbage', struct.pack('>III', g.CPU_CHANGE,
+                                                       9999, 8) +
+                              bytes(64))])
+    eq(rc, EXIT_NOT_TRACE, 'big-endian header then garbage')
+    check('no valid window' in err, err)
+
+
+def without(js, keys=('byte_order', 'inputs')):
+    return {k: v for k, v in js.items() if k not in keys}
+
+
+@test
+def big_endian_input_same_results():
+    # the two models of a big-endian host agree: built word by word, or
+    # every word of the little-endian file swapped (TSC low word first)
+    one = [g.rec(g.PI_WAKEUP, 0x123456789, [3, 2, 7777])]
+    eq(g.window(5, [g.rec(g.PI_WAKEUP, 0x123456789, [3, 2, 7777],
+                          endian='>')], endian='>'),
+       g.swap_words(g.window(5, one)), 'gentrace endian= and swap_words')
+    le = pi_trace() + legacy_trace() + g.window(5, one)
+    be = g.swap_words(le)
+    eq(be[:4], b'\x20\x01\xf0\x03', 'big-endian first word')
+    jl, _ = run_json(['--strict', write('le.bin', le)])
+    jb, err = run_json(['--strict', write('be.bin', be)])
+    eq(jl['byte_order'], 'little', 'little')
+    eq(jb['byte_order'], 'big', 'big')
+    eq(jb['inputs'][0]['byte_order'], 'big', 'per input')
+    eq(err, '', 'no warnings')
+    eq(without(jb), without(jl), 'identical results')
+    eq(without(jb['inputs'][0], ('byte_order', 'name')),
+       without(jl['inputs'][0], ('byte_order', 'name')), 'identical input')
+    wc = jb['wakeup_cycles']
+    # 6 PI_WAKEUP + 4 legacy pairs; the cpu 5 one has a 33-bit TSC
+    eq((wc['count'], wc['p50'], wc['max'], wc['per_cpu']['5']['max_tsc']),
+       (10, 1024, 70000, 0x123456789), 'wakeups, a TSC above 32 bits')
+    eq([jb['list_length'][k] for k in ('count', 'p50', 'p90', 'max')],
+       [10, 2, 5, 9], 'list_length with legacy BLOCK_LIST')
+    eq(jb['pi_events']['legacy_pairs'], 4, 'legacy pairs')
+    # text: the same report but for the name and byte order lines
+    _, tl, _ = run([write('le.bin', le)])
+    _, tb, _ = run([write('be.bin', be)])
+    check('  byte order big-endian\n' in tb, tb[:300])
+    strip = lambda t: [x for x in t.splitlines()
+                       if not x.startswith(('===', '  byte order'))]
+    eq(strip(tb), strip(tl), 'text report')
+    # through a pipe (read() path, chunked) as well
+    js, _ = run_json(['-'], input_bytes=be)
+    eq(without(js), without(jl), 'pipe')
+    # merged little- and big-endian inputs: one result, order "mixed"
+    js, _ = run_json([write('le.bin', le), write('be.bin', be)])
+    eq(js['byte_order'], 'mixed', 'merged orders')
+    eq(js['wakeup_cycles']['count'], 20, 'merged count')
+    rc, out, _ = run([write('le.bin', le), write('be.bin', be)])
+    check('byte order mixed' in out, out[-2000:])
+
+
+def no_offsets(x):
+    if isinstance(x, dict):
+        return {k: no_offsets(v) for k, v in x.items() if k != 'max_offset'}
+    return x
+
+
+@test
+def mixed_byte_order_in_one_file_is_corruption():
+    a, b = pi_trace(), legacy_trace()
+    other = g.window(1, [g.pi_wakeup(9000, 1, 1, 123456)])
+    for name, data, bad in (
+            ('be-with-le', g.swap_words(a) + other + g.swap_words(b),
+             other),
+            ('le-with-be', a + g.swap_words(other) + b,
+             g.swap_words(other))):
+        js, err = run_json([write(name + '.bin', data)])
+        clean, _ = run_json([write(name + '-clean.bin',
+                                   data.replace(bad, b''))])
+        eq(js['corrupt_bytes'], len(bad), name + ' bytes skipped')
+        eq(js['corrupt_resyncs'], 1, name + ' one resync')
+        # the same but where the maxima are (offsets after the window)
+        eq(no_offsets(js['wakeup_cycles']), no_offsets(clean['wakeup_cycles']),
+           name + ' the window is not counted')
+        eq(no_offsets(js['list_length']), no_offsets(clean['list_length']),
+           name + ' list_length')
+        eq(js['records'], clean['records'], name + ' records')
+        check('resynchronised' in err, name + ': ' + err)
+        rc, _, _ = run(['--strict', write(name + '.bin', data)])
+        eq(rc, EXIT_DATA, name + ' strict')
 
 
 @test
