@@ -160,9 +160,17 @@ static struct walk walk_check(const unsigned char *p, uint32_t size,
 
 #if defined(__GNUC__)
 #define PIS_ALWAYS_INLINE inline __attribute__((always_inline))
+#define PIS_PREFETCH(a) __builtin_prefetch(a)
 #else
 #define PIS_ALWAYS_INLINE inline
+#define PIS_PREFETCH(a) ((void)0)
 #endif
+/* Bytes ahead of the record being walked to ask the cache for.  Measured:
+ * ~15% less time on the PI-heavy bench trace, where the walk otherwise
+ * waits on memory (hardware prefetchers do not cross 4 KiB pages, and
+ * page-cache pages need not be contiguous); 256 was the best of 256, 512,
+ * 1024 and 2048. */
+#define PIS_PREFETCH_AHEAD 256
 
 /* Account a record whose class the client may want, and pass it on when
  * its exact event id is wanted.  sw is a constant in each instantiation
@@ -229,6 +237,7 @@ static PIS_ALWAYS_INLINE struct walk walk_records(struct pis_reader *r,
             w.end = WALK_SHORT;
             break;
         }
+        PIS_PREFETCH(p + q + PIS_PREFETCH_AHEAD);
         h = pis_ld32o(p + q, sw);
         sz = rec_check(h, size - q, have - q, &w);
         if (!sz)
