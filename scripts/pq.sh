@@ -10,6 +10,8 @@
 #   pq.sh status TREE   exit 0 when TREE is what the series describes, 1 if
 #                       it must be imported again, 2 if it holds unexported
 #                       work (it says which).
+#   pq.sh series        the patch files of patches/series, in order, one a
+#                       line (comments and blank lines dropped).
 #
 # The base is the pinned Debian orig tarball, or XEN_SRC=/path (a Xen 4.17
 # tree of the user's).  Environment: PATCHES (default patches/), CACHE
@@ -187,11 +189,13 @@ export_() {
     echo "pq: exported $(wc -l < "$PATCHES/series") patches to $PATCHES"
 }
 
-[ $# -eq 2 ] || die "usage: pq.sh import|export|status TREE"
+usage="usage: pq.sh import|export|status TREE, or pq.sh series"
+[ "${1:-}" = series ] && [ $# -eq 1 ] && { series_files; exit 0; }
+[ $# -eq 2 ] || die "$usage"
 tree=$2
 case $1 in
 import) import ;;
 export) export_ ;;
 status) status ;;
-*) die "usage: pq.sh import|export|status TREE" ;;
+*) die "$usage" ;;
 esac

@@ -17,7 +17,7 @@ verified=$TREE/.git/xen-bigvm-series-ok
 
 "$top/scripts/pq.sh" import "$TREE"
 mapfile -t commits < <(git -C "$TREE" rev-list --reverse base..HEAD)
-mapfile -t names < <(sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$PATCHES/series" | grep -v '^$')
+mapfile -t names < <("$top/scripts/pq.sh" series)
 n=${#commits[@]}
 [ "$n" = "${#names[@]}" ] || { echo "series-check: $n commits for ${#names[@]} patches" >&2; exit 1; }
 touch "$verified"

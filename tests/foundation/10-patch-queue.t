@@ -8,7 +8,7 @@ work=$(mktemp -d "$BUILD/test-pq.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 export CACHE=$BUILD/cache
 
-mapfile -t series < <(sed -e 's/#.*//' -e 's/[[:space:]]*$//' "$TOP/patches/series" | grep -v '^$')
+mapfile -t series < <("$TOP/scripts/pq.sh" series)
 on_disk=$(cd "$TOP/patches" && ls -1 -- *.patch | sort)
 is "$(printf '%s\n' "${series[@]}" | sort)" "$on_disk" "series names exactly the patch files in patches/"
 ok "series is not empty" [ "${#series[@]}" -gt 0 ]

@@ -14,7 +14,7 @@ ok "release hypervisor: build/xen-release/xen/xen.gz" test -s "$rel/xen/xen.gz"
 ok "release hypervisor says debug=n" grep -q -a 'debug=n' "$rel/xen/xen-syms"
 is "$(git -C "$rel" rev-parse HEAD)" "$(git -C "$tree" rev-parse HEAD)" "release hypervisor built from the same commit"
 is "$(git -C "$tree" rev-list --count base..HEAD)" \
-   "$(grep -c -v -e '^#' -e '^$' "$TOP/patches/series")" "build/xen carries the whole series"
+   "$("$TOP/scripts/pq.sh" series | wc -l)" "build/xen carries the whole series"
 
 inst=$tree/dist/install
 for f in usr/sbin/xl usr/sbin/xenstored usr/sbin/xentrace usr/bin/xenalyze usr/bin/xentrace_format; do

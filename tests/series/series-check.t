@@ -4,7 +4,7 @@
 . "$(dirname "$0")/../lib/tap.sh"
 set -u
 
-n=$(grep -c -v -e '^#' -e '^$' "$TOP/patches/series")
+n=$("$TOP/scripts/pq.sh" series | wc -l)
 out=$("$TOP/scripts/series-check.sh" 2>&1)
 rc=$?
 is "$rc" 0 "series-check passes on patches/series"
