@@ -25,7 +25,7 @@ set -o pipefail
 E2E_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 TOP=$(cd "$E2E_DIR/../.." && pwd)
 TREE=${TREE:-$TOP/build/xen}
-OUT=${E2E_OUT:-$TOP/build/e2e}
+OUT=$(realpath -m "${E2E_OUT:-$TOP/build/e2e}")
 CACHE=$TOP/build/cache
 BOOT_TIMEOUT=${E2E_BOOT_TIMEOUT:-1500}
 GUEST_TIMEOUT=${E2E_GUEST_TIMEOUT:-240}
