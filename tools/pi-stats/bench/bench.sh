@@ -6,13 +6,17 @@
 #   (b) >= SPLICE_MB of copies of the real traces, TSCs shifted forward
 #   (c) a PI-heavy generated trace of PI_MB
 #   peak RSS of pi-stats on an RSS_MB PI-heavy trace
-# Times are the best of the runs (and the median for (a)).
+# Wall time per whole-process run, spawn to exit, measured by bench/timeit.c
+# (no shell or date(1) inside the timed interval), after one untimed warm-up
+# run; times are the best and the median of the runs.  All ratios of one
+# case come from the same invocation of this script.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../../.." && pwd)
 PI_STATS=${PI_STATS:-$here/../pi-stats}
 BUILD=${BUILD:-$top/build/pi-stats}
 HDRWALK=${HDRWALK:-$BUILD/hdrwalk}
+TIMEIT=${TIMEIT:-$BUILD/timeit}
 TRACESPLICE=${TRACESPLICE:-$BUILD/tracesplice}
 GENPI=${GENPI:-$BUILD/genpi}
 if [ -z "${XENALYZE:-}" ]; then
@@ -35,23 +39,19 @@ if [ ! -x "$XENALYZE" ]; then
     have_xa=0
 fi
 
-now() { date +%s%N; }
-
-# time_runs N CMD... -> sets BEST_MS MEDIAN_MS RC LAST_ERR
+# time_runs N CMD... -> sets BEST_US MEDIAN_US RC LAST_ERR
+# timeit (bench/timeit.c) spawns and waits with no shell or date(1) in the
+# timed interval: one untimed warm-up, then N runs; $work/err keeps the
+# last run's stderr.
 time_runs() {
     local n=$1; shift
-    local ts=() i t0 t1
-    "$@" >/dev/null 2>"$work/err" || true          # warm the cache
-    for ((i = 0; i < n; i++)); do
-        t0=$(now)
-        "$@" >/dev/null 2>"$work/err"
-        RC=$?
-        t1=$(now)
-        ts+=($(( (t1 - t0) / 1000 )))
-    done
+    local out
+    out=$("$TIMEIT" -e "$work/err" "$n" "$@") || {
+        echo "bench: timeit failed: $*" >&2; exit 1; }
+    BEST_US=$(sed -n 's/.*best_us=\([0-9]*\).*/\1/p' <<<"$out")
+    MEDIAN_US=$(sed -n 's/.*median_us=\([0-9]*\).*/\1/p' <<<"$out")
+    RC=$(sed -n 's/.*rc=\([0-9]*\).*/\1/p' <<<"$out")
     LAST_ERR=$(grep -m1 -E 'FATAL|error|Error' "$work/err" | cut -c1-100)
-    read -r BEST_US MEDIAN_US < <(printf '%s\n' "${ts[@]}" | sort -n |
-        awk '{a[NR]=$1} END {print a[1], a[int((NR+1)/2)]}')
 }
 
 mbps() { awk -v b="$1" -v us="$2" 'BEGIN {printf "%.0f", b / us}'; }
