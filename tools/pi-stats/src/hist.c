@@ -174,6 +174,25 @@ static int merge_in_place(struct pis_hist *h, const struct pis_vc *r,
     return 0;
 }
 
+/* Make h's wide counters cover [lo, hi] (a span that contains the current
+ * one), keeping their counts.  0, or -1 when out of memory (nothing
+ * changed). */
+static int wide_cover(struct pis_hist *h, uint64_t lo, uint64_t hi)
+{
+    size_t len = (size_t)(hi - lo + 1);
+    uint32_t *w = calloc(len, sizeof(*w));
+
+    if (!w)
+        return -1;
+    if (h->wide)
+        memcpy(w + (h->wbase - lo), h->wide, h->wlen * sizeof(*w));
+    free(h->wide);
+    h->wide = w;
+    h->wbase = lo;
+    h->wlen = len;
+    return 0;
+}
+
 /* Move the sorted entries with 32-bit values >= PIS_HIST_SMALL into the
  * wide counters when, together with those already there, they span at most
  * WIDE_SLOTS slots per distinct value; the counters grow to the new span.
@@ -181,9 +200,8 @@ static int merge_in_place(struct pis_hist *h, const struct pis_vc *r,
  * of memory leaves everything as it was. */
 static void densify(struct pis_hist *h)
 {
-    size_t i = 0, j = h->used, k, len, nd;
+    size_t i = 0, j = h->used, k, nd;
     uint64_t lo, hi, old_hi = h->wbase + h->wlen - 1;
-    uint32_t *w;
 
     while (i < j && h->vc[i].value < PIS_HIST_SMALL)
         i++;
@@ -202,18 +220,10 @@ static void densify(struct pis_hist *h)
     nd = j - i + h->wnz;
     if (hi - lo >= (uint64_t)WIDE_SLOTS * nd)
         return;
-    len = (size_t)(hi - lo + 1);
-    w = calloc(len, sizeof(*w));
-    if (!w)
+    if (wide_cover(h, lo, hi))
         return;
-    if (h->wide)
-        memcpy(w + (h->wbase - lo), h->wide, h->wlen * sizeof(*w));
-    free(h->wide);
-    h->wide = w;
-    h->wbase = lo;
-    h->wlen = len;
     for (k = i; i < j; i++) {
-        uint32_t *c = &w[h->vc[i].value - lo];
+        uint32_t *c = &h->wide[h->vc[i].value - lo];
         if (h->vc[i].count <= (uint64_t)(UINT32_MAX - *c)) {
             h->wnz += *c == 0;
             *c += (uint32_t)h->vc[i].count;
@@ -418,19 +428,9 @@ static int wide_merge(struct pis_hist *dst, const struct pis_hist *src)
     if (dst->count && hi - lo >= (uint64_t)WIDE_SLOTS *
         (dst->wnz + src->wnz + dst->used))
         return 1;
-    if (!dst->wide || lo < dst->wbase || hi > dst->wbase + dst->wlen - 1) {
-        size_t len = (size_t)(hi - lo + 1);
-        uint32_t *w = calloc(len, sizeof(*w));
-        if (!w)
-            return -1;
-        if (dst->wide)
-            memcpy(w + (dst->wbase - lo), dst->wide,
-                   dst->wlen * sizeof(*w));
-        free(dst->wide);
-        dst->wide = w;
-        dst->wbase = lo;
-        dst->wlen = len;
-    }
+    if ((!dst->wide || lo < dst->wbase || hi > dst->wbase + dst->wlen - 1) &&
+        wide_cover(dst, lo, hi))
+        return -1;
     {
         uint32_t *d = dst->wide + (src->wbase - dst->wbase);
         size_t nz = 0;
