@@ -212,8 +212,7 @@ build_dom0() {
         [ "$(case_kind "$c")" = trace ] && continue
         case_cfg "$c" > "$r/e2e/cases/$c.cfg"
     done
-    # the trace records while a guest starts: the first guest of the amd
-    # boot, or a pv-default guest of its own when no guest runs there
+    # each boot's run list: "CASE KIND ATTEMPTS", in the order of CASES
     for b in $E2E_BOOTS; do
         : > "$r/e2e/boot-$b.list"
         for c in $CASES; do
