@@ -86,6 +86,12 @@ static void on_rec(void *ctx, const struct pis_rec *rec)
     pis_pi_record(ic->pi, rec);
 }
 
+static void on_batch(void *ctx, const struct pis_batch *b)
+{
+    struct input_ctx *ic = ctx;
+    pis_pi_batch(ic->pi, b);
+}
+
 static int data_problems(const struct pis_report *r)
 {
     return r->st.corrupt_events || r->st.corrupt_bytes ||
@@ -107,7 +113,8 @@ static int analyse(struct pis_report *rep, const char *name, int index,
     ic.pi = &rep->pi;
     ic.quiet = quiet;
     rep->pi.file = index;
-    if (pis_reader_init(&rd, on_rec, on_diag, &ic) || pis_pi_want(&rd)) {
+    if (pis_reader_init(&rd, on_rec, on_batch, on_diag, &ic) ||
+        pis_pi_want(&rd, 1)) {
         fprintf(stderr, "pi-stats: out of memory\n");
         pis_reader_free(&rd);
         return PIS_EXIT_INTERNAL;

@@ -31,14 +31,17 @@ void pis_pi_free(struct pis_pi *p)
     memset(p, 0, sizeof(*p));
 }
 
-int pis_pi_want(struct pis_reader *r)
+int pis_pi_want(struct pis_reader *r, int batched)
 {
-    static const uint32_t ev[] = {
-        PI_EVT_LIST_ADD, PI_EVT_WAKEUP, PI_EVT_LIST_MOVE, PI_EVT_OLD_BLOCK,
-        PI_EVT_OLD_WSTART, PI_EVT_OLD_WEND, TRC_LOST_RECORDS,
+    /* Only the legacy pairs and the lost-record markers that void them
+     * need to be seen in file order. */
+    static const struct { uint32_t ev; int order_free; } ev[] = {
+        { PI_EVT_LIST_ADD, 1 }, { PI_EVT_WAKEUP, 1 }, { PI_EVT_LIST_MOVE, 1 },
+        { PI_EVT_OLD_BLOCK, 1 }, { PI_EVT_OLD_WSTART, 0 },
+        { PI_EVT_OLD_WEND, 0 }, { TRC_LOST_RECORDS, 0 },
     };
     for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++)
-        if (pis_reader_want(r, ev[i]) != 0)
+        if (pis_reader_want(r, ev[i].ev, batched && ev[i].order_free) != 0)
             return -1;
     return 0;
 }
@@ -230,6 +233,36 @@ void pis_pi_record(struct pis_pi *p, const struct pis_rec *rec)
         old_end(p, rec);
         return;
     default:
+        return;
+    }
+}
+
+void pis_pi_batch(struct pis_pi *p, const struct pis_batch *b)
+{
+    struct pis_rec rec;
+    size_t i;
+
+    /* one loop per event: no branch on the event per record */
+    switch (b->event) {
+    case PI_EVT_LIST_ADD:
+        for (i = 0; i < b->n; i++) {
+            pis_batch_rec(b, i, &rec);
+            p->c.no_tsc += !rec.has_tsc;
+            list_add(p, &rec);
+        }
+        return;
+    case PI_EVT_WAKEUP:
+        for (i = 0; i < b->n; i++) {
+            pis_batch_rec(b, i, &rec);
+            p->c.no_tsc += !rec.has_tsc;
+            wakeup(p, &rec);
+        }
+        return;
+    default:
+        for (i = 0; i < b->n; i++) {
+            pis_batch_rec(b, i, &rec);
+            pis_pi_record(p, &rec);
+        }
         return;
     }
 }

@@ -6,27 +6,68 @@
 
 #include "reader.h"
 
-static void set_want_bit(struct pis_reader *r, uint32_t event)
+/* Codes in the event table. */
+#define LK_SLOT     0x1fu       /* batch slot: 1 + index in want_evt */
+#define LK_LOOK     0x40u       /* the reader has something to do with it */
+#define LK_ORDERED  0x80u       /* pass it to on_rec */
+
+static unsigned lk_index(uint32_t mul, uint32_t ev)
 {
-    uint32_t idx = (event >> 12) & 0xffffu;
-    r->want[idx >> 3] |= (unsigned char)(1u << (idx & 7u));
+    return (ev * mul) >> 24;    /* PIS_LOOKUP == 256 */
+}
+
+/* One event the table must hold: 0, or -1 when its slot is taken. */
+static int lk_put(struct pis_reader *r, uint32_t ev, unsigned code)
+{
+    unsigned i = lk_index(r->hash_mul, ev);
+
+    if (r->lk_code[i] && r->lk_evt[i] != ev)
+        return -1;
+    r->lk_evt[i] = ev;
+    r->lk_code[i] |= code;
+    return 0;
+}
+
+/* Fill the event table, trying multipliers until no two events collide
+ * (with at most 18 events in 256 slots, a few tries).  0, or -1. */
+static int lk_build(struct pis_reader *r)
+{
+    uint32_t mul = 0x9e3779b1u;
+
+    for (unsigned t = 0; t < 1000; t++, mul += 0x6a09e668u) {
+        int bad = 0;
+        r->hash_mul = mul | 1u;
+        /* no event id (28 bits) matches an unused slot */
+        memset(r->lk_evt, 0xff, sizeof(r->lk_evt));
+        memset(r->lk_code, 0, sizeof(r->lk_code));
+        bad |= lk_put(r, TRC_WRAP_BUFFER, LK_LOOK);
+        bad |= lk_put(r, TRC_LOST_RECORDS, LK_LOOK);
+        for (unsigned i = 0; i < r->nwant; i++) {
+            uint32_t ev = r->want_evt[i];
+            if (r->want_batched[i] && ev != TRC_LOST_RECORDS &&
+                ev != TRC_WRAP_BUFFER)
+                bad |= lk_put(r, ev, 1u + i);
+            else if (ev != TRC_WRAP_BUFFER)
+                bad |= lk_put(r, ev, LK_LOOK | LK_ORDERED);
+        }
+        if (!bad)
+            return 0;
+    }
+    return -1;
 }
 
 int pis_reader_init(struct pis_reader *r, pis_rec_fn on_rec,
-                    pis_diag_fn on_diag, void *ctx)
+                    pis_batch_fn on_batch, pis_diag_fn on_diag, void *ctx)
 {
     memset(r, 0, sizeof(*r));
     r->cpu = calloc(PIS_MAX_CPUS, sizeof(*r->cpu));
     if (!r->cpu)
         return -1;
-    /* no event id (28 bits) matches an unused slot */
-    memset(r->want_evt, 0xff, sizeof(r->want_evt));
     r->on_rec = on_rec;
+    r->on_batch = on_batch;
     r->on_diag = on_diag;
     r->ctx = ctx;
-    /* The reader itself needs the GEN class (lost records, wrap padding). */
-    set_want_bit(r, TRC_LOST_RECORDS);
-    return 0;
+    return lk_build(r);
 }
 
 void pis_reader_free(struct pis_reader *r)
@@ -35,12 +76,21 @@ void pis_reader_free(struct pis_reader *r)
     r->cpu = NULL;
 }
 
-int pis_reader_want(struct pis_reader *r, uint32_t event)
+int pis_reader_want(struct pis_reader *r, uint32_t event, int batched)
 {
-    if (r->nwant >= sizeof(r->want_evt) / sizeof(r->want_evt[0]))
+    event &= TRC_EVENT_MASK;
+    for (unsigned i = 0; i < r->nwant; i++)
+        if (r->want_evt[i] == event)
+            return 0;
+    if (r->nwant >= PIS_WANT_MAX)
         return -1;
-    r->want_evt[r->nwant++] = event & TRC_EVENT_MASK;
-    set_want_bit(r, event);
+    r->want_evt[r->nwant] = event;
+    r->want_batched[r->nwant++] = batched != 0;
+    if (lk_build(r)) {
+        r->nwant--;
+        (void)lk_build(r);      /* the table as it was */
+        return -1;
+    }
     return 0;
 }
 
@@ -172,20 +222,16 @@ static struct walk walk_check(const unsigned char *p, uint32_t size,
  * 1024 and 2048. */
 #define PIS_PREFETCH_AHEAD 256
 
-/* Account a record whose class the client may want, and pass it on when
- * its exact event id is wanted.  sw is a constant in each instantiation
- * of the walk. */
-static PIS_ALWAYS_INLINE void deliver(struct pis_reader *r,
-                                      const unsigned char *q, uint32_t h,
-                                      uint64_t tsc, uint32_t cpu,
-                                      uint64_t off, int sw)
+/* A record the reader itself looks at (lost-record markers, wrap
+ * padding) or passes on in order; rare, so kept out of the walk's loop. */
+static void look(struct pis_reader *r, const unsigned char *q, uint32_t h,
+                 uint64_t tsc, uint32_t cpu, uint64_t off, unsigned code,
+                 int sw)
 {
     struct pis_rec rec;
     uint32_t ev = h & TRC_EVENT_MASK;
     uint32_t n = (h >> TRC_EXTRA_SHIFT) & TRC_EXTRA_MASK;
-    unsigned i, hit = 0;
-    size_t dofs = 4 + (h & TRC_TSC_FLAG ? 8 : 0);
-    const unsigned char *d = q + dofs;
+    const unsigned char *d = q + (h & TRC_TSC_FLAG ? 12 : 4);
 
     if (ev == TRC_WRAP_BUFFER) {
         r->st.wrap_records++;
@@ -196,12 +242,8 @@ static PIS_ALWAYS_INLINE void deliver(struct pis_reader *r,
         if (n >= 1)
             r->st.lost_records += pis_ld32o(d, sw);
     }
-    /* every slot compared: no early exit to mispredict */
-    for (i = 0; i < sizeof(r->want_evt) / sizeof(r->want_evt[0]); i++)
-        hit |= r->want_evt[i] == ev;
-    if (!hit || !r->on_rec)
+    if (!(code & LK_ORDERED) || !r->on_rec)
         return;
-
     rec.offset = off;
     rec.event = ev;
     rec.cpu = cpu;
@@ -211,6 +253,28 @@ static PIS_ALWAYS_INLINE void deliver(struct pis_reader *r,
     rec.swapped = sw;
     rec.data = d;
     r->on_rec(r->ctx, &rec);
+}
+
+/* Hand over the records collected since the last flush. */
+static void flush(struct pis_reader *r, const unsigned char *p, uint32_t cpu,
+                  uint64_t base, int sw)
+{
+    r->nbat[0] = 0;
+    for (unsigned i = 0; i < r->nwant; i++) {
+        struct pis_batch b;
+        if (!r->nbat[i + 1])
+            continue;
+        b.win = p;
+        b.win_offset = base;
+        b.at = r->bat[i + 1];
+        b.n = r->nbat[i + 1];
+        b.event = r->want_evt[i];
+        b.cpu = cpu;
+        b.swapped = sw;
+        r->nbat[i + 1] = 0;
+        if (r->on_batch)
+            r->on_batch(r->ctx, &b);
+    }
 }
 
 /* Walk and account the records of one accepted window.  Instantiated once
@@ -229,9 +293,12 @@ static PIS_ALWAYS_INLINE struct walk walk_records(struct pis_reader *r,
     uint64_t last = cs->last_tsc, tmin = UINT64_MAX, tmax = 0;
     uint64_t nrec = 0, notsc = 0;
     int have_tsc = cs->have_tsc, any_tsc = 0;
+    const uint32_t mul = r->hash_mul;
+    unsigned since = 0;
 
     while (q < have) {
-        uint32_t h, sz, ev, idx;
+        uint32_t h, sz, ev;
+        unsigned code, i, s;
         uint64_t tsc = 0;
         if (have - q < 4) {
             w.end = WALK_SHORT;
@@ -262,12 +329,22 @@ static PIS_ALWAYS_INLINE struct walk walk_records(struct pis_reader *r,
         } else {
             notsc++;
         }
-        idx = (ev >> 12) & 0xffffu;
-        if (r->want[idx >> 3] & (1u << (idx & 7u)))
-            deliver(r, p + q, h, tsc, cpu, base + q, sw);
+        /* No branch on what the record is: a batched record's offset goes
+         * to its slot, any other's to slot 0, which nobody reads. */
+        i = lk_index(mul, ev);
+        code = r->lk_evt[i] == ev ? r->lk_code[i] : 0;
+        s = code & LK_SLOT;
+        r->bat[s][r->nbat[s]++] = (uint32_t)q;
+        if (code & LK_LOOK)
+            look(r, p + q, h, tsc, cpu, base + q, code, sw);
+        if (++since == PIS_BATCH) {
+            flush(r, p, cpu, base, sw);
+            since = 0;
+        }
         nrec++;
         q += sz;
     }
+    flush(r, p, cpu, base, sw);
     if (w.end == WALK_OK && have < size)
         w.end = WALK_SHORT;
     w.stop = q;
