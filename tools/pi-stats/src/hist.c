@@ -12,8 +12,8 @@
 #define BUF_FLOOR 8192
 #define BUF_CEIL (1u << 22)
 /* Dense counters when the span is at most this many slots per distinct
- * value (4 bytes a slot against 16 bytes a sorted entry). */
-#define WIDE_SLOTS 4
+ * value (2 bytes a slot against 16 bytes a sorted entry). */
+#define WIDE_SLOTS 8
 
 void pis_hist_init(struct pis_hist *h)
 {
@@ -180,7 +180,7 @@ static int merge_in_place(struct pis_hist *h, const struct pis_vc *r,
 static int wide_cover(struct pis_hist *h, uint64_t lo, uint64_t hi)
 {
     size_t len = (size_t)(hi - lo + 1);
-    uint32_t *w = calloc(len, sizeof(*w));
+    pis_wide_t *w = calloc(len, sizeof(*w));
 
     if (!w)
         return -1;
@@ -223,10 +223,10 @@ static void densify(struct pis_hist *h)
     if (wide_cover(h, lo, hi))
         return;
     for (k = i; i < j; i++) {
-        uint32_t *c = &h->wide[h->vc[i].value - lo];
-        if (h->vc[i].count <= (uint64_t)(UINT32_MAX - *c)) {
+        pis_wide_t *c = &h->wide[h->vc[i].value - lo];
+        if (h->vc[i].count <= (uint64_t)(PIS_WIDE_MAX - *c)) {
             h->wnz += *c == 0;
-            *c += (uint32_t)h->vc[i].count;
+            *c += (pis_wide_t)h->vc[i].count;
         } else {
             h->vc[k++] = h->vc[i];
         }
@@ -246,13 +246,13 @@ static void densify(struct pis_hist *h)
  * many stayed. */
 static size_t scatter_wide(struct pis_hist *h)
 {
-    uint32_t *w = h->wide;
+    pis_wide_t *w = h->wide;
     uint64_t base = h->wbase;
     size_t len = h->wlen, k = 0, nz = 0;
 
     for (size_t i = 0; i < h->nbuf; i++) {
         uint64_t d = h->buf[i] - base;
-        if (d < len && w[d] != UINT32_MAX) {
+        if (d < len && w[d] != PIS_WIDE_MAX) {
             nz += w[d] == 0;
             w[d]++;
         } else {
@@ -383,6 +383,58 @@ int pis_hist_add(struct pis_hist *h, uint64_t v, uint64_t n, int has_tsc,
     return 0;
 }
 
+int pis_hist_add_n(struct pis_hist *h, const uint32_t *v, size_t n,
+                   pis_where_fn where, const void *ctx)
+{
+    uint32_t lo = UINT32_MAX, hi = 0, *small = h->small;
+    uint64_t stored = 0;
+    size_t imax = 0;
+    int rc = 0;
+
+    if (n == 0)
+        return 0;
+    if (!small && !(small = h->small = calloc(PIS_HIST_SMALL, sizeof(*small))))
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t x = v[i];
+        if (x > hi) {
+            hi = x;
+            imax = i;
+        }
+        lo = x < lo ? x : lo;
+        /* larger values are buffered: counting them in place now would
+         * miss the cache on every sample once the counters of many pCPUs
+         * outgrow it, where a flush counts thousands of them in a row */
+        if (x < PIS_HIST_SMALL && small[x] != UINT32_MAX) {
+            small[x]++;
+        } else if (h->nbuf < h->bufcap) {
+            h->buf[h->nbuf++] = x;
+        } else if (add_buf(h, x)) {
+            rc = -1;
+            continue;
+        }
+        stored++;
+    }
+    if (!stored)
+        return rc;
+    if (h->count == 0 || lo < h->min)
+        h->min = lo;
+    if (h->count == 0 || hi >= h->max) {
+        struct pis_where at;
+        where(ctx, imax, &at);
+        if (h->count == 0 || hi > h->max ||
+            later(h->max_file, h->max_offset, at.file, at.offset)) {
+            h->max = hi;
+            h->max_tsc = at.tsc;
+            h->max_has_tsc = at.has_tsc;
+            h->max_offset = at.offset;
+            h->max_file = at.file;
+        }
+    }
+    h->count += stored;
+    return rc;
+}
+
 /* Sorted view of everything (h unchanged); caller frees. */
 static struct pis_vc *combine(const struct pis_hist *h, int with_wide,
                               size_t *n)
@@ -432,23 +484,22 @@ static int wide_merge(struct pis_hist *dst, const struct pis_hist *src)
         wide_cover(dst, lo, hi))
         return -1;
     {
-        uint32_t *d = dst->wide + (src->wbase - dst->wbase);
+        pis_wide_t *d = dst->wide + (src->wbase - dst->wbase);
         size_t nz = 0;
         for (size_t x = 0; x < src->wlen; x++) {
             uint64_t sum = (uint64_t)d[x] + src->wide[x];
             nz += d[x] == 0 && sum != 0;
-            if (sum > UINT32_MAX) {     /* practically never */
-                struct pis_vc *no = realloc(over, (nover + 1) * sizeof(*no));
-                if (!no) {
+            if (sum > PIS_WIDE_MAX) {
+                /* at most one entry per counter */
+                if (!over && !(over = malloc(src->wlen * sizeof(*over)))) {
                     rc = -1;
                     break;
                 }
-                over = no;
                 over[nover].value = src->wbase + x;
-                over[nover++].count = sum - UINT32_MAX;
-                sum = UINT32_MAX;
+                over[nover++].count = sum - PIS_WIDE_MAX;
+                sum = PIS_WIDE_MAX;
             }
-            d[x] = (uint32_t)sum;
+            d[x] = (pis_wide_t)sum;
         }
         dst->wnz += nz;
     }
@@ -499,4 +550,45 @@ int pis_hist_merge(struct pis_hist *dst, const struct pis_hist *src)
 struct pis_vc *pis_hist_sorted(const struct pis_hist *h, size_t *n)
 {
     return combine(h, 1, n);
+}
+
+int pis_hist_at_ranks(const struct pis_hist *h, const uint64_t *rank,
+                      size_t nr, uint64_t *out)
+{
+    struct pis_vc *all = NULL;
+    const struct pis_vc *vc = h->vc;
+    const pis_wide_t *w = h->wide;
+    size_t used = h->used, i = 0, x = 0, k = 0;
+    uint64_t seen = 0;
+
+    if (h->nbuf || h->small) {  /* pending samples: sort them in */
+        all = pis_hist_sorted(h, &used);
+        if (!all)
+            return -1;
+        vc = all;
+        w = NULL;
+    }
+    /* the sorted entries and the wide counters, merged by value (a value
+     * in both, a full counter's overflow, is just seen twice) */
+    while (k < nr) {
+        uint64_t v, c;
+        while (w && x < h->wlen && !w[x])
+            x++;
+        if (w && x < h->wlen && (i == used || h->wbase + x < vc[i].value)) {
+            v = h->wbase + x;
+            c = w[x++];
+        } else if (i < used) {
+            v = vc[i].value;
+            c = vc[i++].count;
+        } else {
+            break;
+        }
+        seen += c;
+        while (k < nr && seen >= rank[k])
+            out[k++] = v;
+    }
+    while (k < nr)              /* ranks past the count */
+        out[k++] = h->max;
+    free(all);
+    return 0;
 }

@@ -9,11 +9,12 @@
  *    what keeps per-pCPU cycle histograms fast when they do not fit in the
  *    cache;
  *  - when the distinct buffered values are dense (their span is at most
- *    four slots per distinct value, so 4-byte counters take no more room
+ *    eight slots per distinct value, so 2-byte counters take no more room
  *    than the 16-byte sorted entries), they move to one array of counters
  *    over that span, grown at later flushes; values inside it are then
  *    counted in place, like the small ones (cycle histograms: no more
- *    sorting or merging per sample);
+ *    sorting or merging per sample).  A value counted more often than a
+ *    counter holds goes on through the buffer to the sorted array;
  *  - wider values are merged into the sorted array directly (rare).
  * Memory grows with the number of distinct values, not with the number of
  * samples.  Percentiles are exact (no sampling).  Also keeps where the
@@ -27,6 +28,11 @@
 
 #define PIS_HIST_SMALL 1024u
 
+/* A wide counter: 2 bytes, so that the counters of many pCPUs' cycle
+ * histograms take half the memory (and page faults) of 4-byte ones. */
+typedef uint16_t pis_wide_t;
+#define PIS_WIDE_MAX UINT16_MAX
+
 struct pis_vc {                 /* one distinct value */
     uint64_t value;
     uint64_t count;
@@ -36,7 +42,7 @@ struct pis_hist {
     struct pis_vc *vc;          /* sorted by value, distinct */
     size_t used, cap;
     uint32_t *small;            /* PIS_HIST_SMALL counters, or NULL */
-    uint32_t *wide;             /* counters for [wbase, wbase + wlen), or NULL */
+    pis_wide_t *wide;           /* counters for [wbase, wbase + wlen), or NULL */
     uint64_t wbase;
     size_t wlen, wnz;           /* wnz: counters that are not zero */
     uint32_t *buf;              /* pending 32-bit samples, unsorted */
@@ -80,6 +86,21 @@ static inline int pis_hist_add1(struct pis_hist *h, uint64_t v, int has_tsc,
     return pis_hist_add(h, v, 1, has_tsc, tsc, offset, file);
 }
 
+/* Where a sample was taken (kept for the maximum). */
+struct pis_where {
+    uint64_t tsc, offset;
+    int has_tsc, file;
+};
+typedef void (*pis_where_fn)(const void *ctx, size_t i, struct pis_where *w);
+
+/* Add the samples v[0..n), given in input order, in one pass: the counts,
+ * minimum and maximum of the batch are folded in at its end.  where(ctx,
+ * i) tells where sample i was taken; it is asked at most once, about the
+ * first sample equal to the batch's maximum, when that may become the
+ * store's.  Returns 0, or -1 when out of memory (samples then lost). */
+int pis_hist_add_n(struct pis_hist *h, const uint32_t *v, size_t n,
+                   pis_where_fn where, const void *ctx);
+
 /* Fold the small counters and the buffer into the wide counters and the
  * sorted array, and release them (end of an input); the wide counters
  * stay (they take no more room than sorted entries would).  0 or -1 (out
@@ -90,5 +111,11 @@ int pis_hist_merge(struct pis_hist *dst, const struct pis_hist *src);
 /* Distinct values sorted ascending, pending samples included; caller
  * frees.  *n = number of distinct values.  NULL only when out of memory. */
 struct pis_vc *pis_hist_sorted(const struct pis_hist *h, size_t *n);
+/* out[i] = the value of rank rank[i] (1-based, ascending, at most
+ * h->count) in sample order, for i < nr.  A compacted store is read where
+ * it lies, without the sorted copy pis_hist_sorted makes.  0, or -1 when
+ * out of memory. */
+int pis_hist_at_ranks(const struct pis_hist *h, const uint64_t *rank,
+                      size_t nr, uint64_t *out);
 
 #endif

@@ -92,15 +92,12 @@ static int metric(FILE *f, const struct pis_report *r, enum pis_metric_id m,
     vc = NULL;
     fprintf(f, "],\"per_cpu\":{");
     for (unsigned c = 0; c < PIS_MAX_CPUS; c++) {
-        struct pis_vc *cvc;
-        size_t cn;
         if (!r->pi.m[m].cpu[c])
             continue;
         fprintf(f, "%s\"%u\":{", first ? "" : ",", c);
         first = 0;
-        if (summary(f, r->pi.m[m].cpu[c], r->merged, o, &cvc, &cn))
+        if (summary(f, r->pi.m[m].cpu[c], r->merged, o, NULL, NULL))
             goto fail;
-        free(cvc);
         fputc('}', f);
     }
     fprintf(f, "}}");

@@ -94,10 +94,8 @@ static int row(FILE *f, const char *label, const struct pis_hist *h,
                double hz, const struct pis_out_opts *o, int merged)
 {
     struct pis_summary s;
-    struct pis_vc *vc;
-    size_t nvc;
 
-    if (pis_summarize(h, &s, &vc, &nvc))
+    if (pis_summarize(h, &s, NULL, NULL))
         return -1;
     fprintf(f, "  %5s %10" PRIu64, label, s.count);
     val(f, s.min, hz, 10);
@@ -108,7 +106,6 @@ static int row(FILE *f, const char *label, const struct pis_hist *h,
     val(f, s.max, hz, 10);
     where(f, &s, o, merged);
     fputc('\n', f);
-    free(vc);
     return 0;
 }
 

@@ -12,16 +12,3 @@ uint64_t pis_rank(uint64_t n, unsigned p_x100)
         rank = n;
     return rank;
 }
-
-uint64_t pis_percentile(const struct pis_vc *vc, size_t nvc, uint64_t n,
-                        unsigned p_x100)
-{
-    uint64_t rank = pis_rank(n, p_x100), seen = 0;
-
-    for (size_t i = 0; i < nvc; i++) {
-        seen += vc[i].count;
-        if (seen >= rank)
-            return vc[i].value;
-    }
-    return nvc ? vc[nvc - 1].value : 0;
-}

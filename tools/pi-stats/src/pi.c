@@ -237,29 +237,152 @@ void pis_pi_record(struct pis_pi *p, const struct pis_rec *rec)
     }
 }
 
+/* Where sample i of a batch loop was taken: record at[i] of the batch. */
+struct batch_where {
+    const struct pis_batch *b;
+    const uint32_t *at;         /* record index in b of each sample */
+    int file;
+    int untimed;                /* the samples carry no TSC (limits) */
+};
+
+static void where_in_batch(const void *ctx, size_t i, struct pis_where *w)
+{
+    const struct batch_where *bw = ctx;
+    struct pis_rec rec;
+
+    pis_batch_rec(bw->b, bw->at[i], &rec);
+    w->offset = rec.offset;
+    w->file = bw->file;
+    w->has_tsc = !bw->untimed && rec.has_tsc;
+    w->tsc = w->has_tsc ? rec.tsc : 0;
+}
+
+static void add_n(struct pis_pi *p, struct pis_hist **h, const uint32_t *v,
+                  size_t n, const struct batch_where *bw)
+{
+    if (!*h) {
+        *h = malloc(sizeof(**h));
+        if (!*h) {
+            p->oom = 1;
+            return;
+        }
+        pis_hist_init(*h);
+    }
+    if (pis_hist_add_n(*h, v, n, where_in_batch, bw))
+        p->oom = 1;
+}
+
+/* A record's header and extra words, from its offset in a batch. */
+static inline uint32_t batch_hdr(const struct pis_batch *b, size_t i,
+                                 const unsigned char **data)
+{
+    const unsigned char *q = b->win + b->at[i];
+    uint32_t h = pis_ld32o(q, b->swapped);
+
+    *data = q + (h & TRC_TSC_FLAG ? 12 : 4);
+    return h;
+}
+
+/* PI_WAKEUP records of one window: same pCPU, samples in two arrays. */
+static void wakeup_batch(struct pis_pi *p, const struct pis_batch *b)
+{
+    uint32_t walked[PIS_BATCH], cycles[PIS_BATCH], at[PIS_BATCH];
+    struct batch_where bw = { b, at, p->file, 0 };
+    uint64_t woken = 0, no_tsc = 0, bad = 0;
+    size_t k = 0;
+
+    for (size_t i = 0; i < b->n; i++) {
+        const unsigned char *d;
+        uint32_t h = batch_hdr(b, i, &d);
+        no_tsc += !(h & TRC_TSC_FLAG);
+        if (((h >> TRC_EXTRA_SHIFT) & TRC_EXTRA_MASK) < 3) {
+            bad++;
+            continue;
+        }
+        walked[k] = pis_ld32o(d, b->swapped);
+        woken += pis_ld32o(d + 4, b->swapped);
+        cycles[k] = pis_ld32o(d + 8, b->swapped);
+        at[k++] = (uint32_t)i;
+    }
+    p->c.no_tsc += no_tsc;
+    p->c.malformed += bad;
+    if (!allowed(p, b->cpu)) {
+        p->c.filtered_out += k;
+        return;
+    }
+    p->c.wakeup += k;
+    p->c.woken += woken;
+    if (!k)
+        return;
+    add_n(p, &p->m[PIS_M_WAKE_WALKED].cpu[b->cpu], walked, k, &bw);
+    add_n(p, &p->m[PIS_M_WAKE_CYCLES].cpu[b->cpu], cycles, k, &bw);
+}
+
+/* PI_LIST_ADD records of one window: lengths of the window's own pCPU's
+ * list in one array, adds to other lists (spilled) one by one. */
+static void list_add_batch(struct pis_pi *p, const struct pis_batch *b)
+{
+    uint32_t len[PIS_BATCH], len_at[PIS_BATCH];
+    uint32_t lim[PIS_BATCH], lim_at[PIS_BATCH];
+    struct batch_where len_w = { b, len_at, p->file, 0 };
+    struct batch_where lim_w = { b, lim_at, p->file, 1 };
+    struct pis_pi_counts *c = &p->c;
+    size_t nlen = 0, nlim = 0;
+
+    for (size_t i = 0; i < b->n; i++) {
+        const unsigned char *d;
+        uint32_t h = batch_hdr(b, i, &d), home, list, limit, l;
+        c->no_tsc += !(h & TRC_TSC_FLAG);
+        if (((h >> TRC_EXTRA_SHIFT) & TRC_EXTRA_MASK) < 4) {
+            c->malformed++;
+            continue;
+        }
+        home = pis_ld32o(d + 4, b->swapped) >> 16;
+        list = pis_ld32o(d + 4, b->swapped) & 0xffffu;
+        l = pis_ld32o(d + 8, b->swapped);
+        limit = pis_ld32o(d + 12, b->swapped);
+        if (list >= PIS_MAX_CPUS) {
+            c->malformed++;
+            continue;
+        }
+        if (!allowed(p, list)) {
+            c->filtered_out++;
+            continue;
+        }
+        c->list_add++;
+        c->spilled_adds += home != list;
+        c->unbounded_adds += limit == 0;
+        c->over_limit_adds += limit && l > limit;
+        lim[nlim] = limit;
+        lim_at[nlim++] = (uint32_t)i;
+        if (list == b->cpu) {
+            len[nlen] = l;
+            len_at[nlen++] = (uint32_t)i;
+        } else {
+            struct pis_rec rec;
+            pis_batch_rec(b, i, &rec);
+            sample(p, PIS_M_LIST_LEN, list, l, &rec, rec.tsc);
+        }
+    }
+    if (nlen)
+        add_n(p, &p->m[PIS_M_LIST_LEN].cpu[b->cpu], len, nlen, &len_w);
+    if (nlim && pis_hist_add_n(&p->limits, lim, nlim, where_in_batch, &lim_w))
+        p->oom = 1;
+}
+
 void pis_pi_batch(struct pis_pi *p, const struct pis_batch *b)
 {
     struct pis_rec rec;
-    size_t i;
 
-    /* one loop per event: no branch on the event per record */
     switch (b->event) {
     case PI_EVT_LIST_ADD:
-        for (i = 0; i < b->n; i++) {
-            pis_batch_rec(b, i, &rec);
-            p->c.no_tsc += !rec.has_tsc;
-            list_add(p, &rec);
-        }
+        list_add_batch(p, b);
         return;
     case PI_EVT_WAKEUP:
-        for (i = 0; i < b->n; i++) {
-            pis_batch_rec(b, i, &rec);
-            p->c.no_tsc += !rec.has_tsc;
-            wakeup(p, &rec);
-        }
+        wakeup_batch(p, b);
         return;
     default:
-        for (i = 0; i < b->n; i++) {
+        for (size_t i = 0; i < b->n; i++) {
             pis_batch_rec(b, i, &rec);
             pis_pi_record(p, &rec);
         }

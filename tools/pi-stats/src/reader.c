@@ -332,7 +332,7 @@ static PIS_ALWAYS_INLINE struct walk walk_records(struct pis_reader *r,
         /* No branch on what the record is: a batched record's offset goes
          * to its slot, any other's to slot 0, which nobody reads. */
         i = lk_index(mul, ev);
-        code = r->lk_evt[i] == ev ? r->lk_code[i] : 0;
+        code = r->lk_code[i] & -(unsigned)(r->lk_evt[i] == ev);
         s = code & LK_SLOT;
         r->bat[s][r->nbat[s]++] = (uint32_t)q;
         if (code & LK_LOOK)

@@ -86,14 +86,27 @@ unsigned pis_report_npcpus(const struct pis_report *r)
 int pis_summarize(const struct pis_hist *h, struct pis_summary *s,
                   struct pis_vc **vc, size_t *nvc)
 {
+    static const unsigned pct[] = { 5000, 9000, 9900, 9990 };
+    uint64_t rank[4], at[4];
+
     memset(s, 0, sizeof(*s));
-    *vc = NULL;
-    *nvc = 0;
+    if (vc) {
+        *vc = NULL;
+        *nvc = 0;
+    }
     if (h->count == 0)
         return 0;
-    *vc = pis_hist_sorted(h, nvc);
-    if (!*vc)
+    if (vc && !(*vc = pis_hist_sorted(h, nvc)))
         return -1;
+    for (unsigned i = 0; i < 4; i++)
+        rank[i] = pis_rank(h->count, pct[i]);
+    if (pis_hist_at_ranks(h, rank, 4, at)) {
+        if (vc) {
+            free(*vc);
+            *vc = NULL;
+        }
+        return -1;
+    }
     s->count = h->count;
     s->min = h->min;
     s->max = h->max;
@@ -101,9 +114,9 @@ int pis_summarize(const struct pis_hist *h, struct pis_summary *s,
     s->max_offset = h->max_offset;
     s->max_has_tsc = h->max_has_tsc;
     s->max_file = h->max_file;
-    s->p50 = pis_percentile(*vc, *nvc, h->count, 5000);
-    s->p90 = pis_percentile(*vc, *nvc, h->count, 9000);
-    s->p99 = pis_percentile(*vc, *nvc, h->count, 9900);
-    s->p999 = pis_percentile(*vc, *nvc, h->count, 9990);
+    s->p50 = at[0];
+    s->p90 = at[1];
+    s->p99 = at[2];
+    s->p999 = at[3];
     return 0;
 }

@@ -40,8 +40,8 @@ void pis_report_take(struct pis_report *r, struct pis_reader *rd);
 int pis_report_merge(struct pis_report *dst, const struct pis_report *src);
 unsigned pis_report_npcpus(const struct pis_report *r);
 
-/* Summary of a histogram; *vc receives the sorted values (caller frees),
- * NULL when empty. */
+/* Summary of a histogram; unless vc is NULL, *vc receives the sorted
+ * values (caller frees), NULL when empty. */
 int pis_summarize(const struct pis_hist *h, struct pis_summary *s,
                   struct pis_vc **vc, size_t *nvc);
 
