@@ -290,11 +290,14 @@ static PIS_ALWAYS_INLINE struct walk walk_records(struct pis_reader *r,
     struct pis_cpu_stats *cs = &r->cpu[cpu];
     size_t have = avail < size ? avail : size;
     size_t q = 0;
-    uint64_t last = cs->last_tsc, tmin = UINT64_MAX, tmax = 0;
+    /* last is 0 before a pCPU's first TSC, so nothing is "backwards" of
+     * it.  TSCs rise between the steps back: the least is the first or
+     * one right after a step back, the greatest the last or one right
+     * before a step back -- no min and max per record. */
+    uint64_t last = cs->last_tsc, first = 0, tmin = UINT64_MAX, tmax = 0;
     uint64_t nrec = 0, notsc = 0;
-    int have_tsc = cs->have_tsc, any_tsc = 0;
+    int any_tsc = 0;
     const uint32_t mul = r->hash_mul;
-    unsigned since = 0;
 
     while (q < have) {
         uint32_t h, sz, ev;
@@ -313,19 +316,18 @@ static PIS_ALWAYS_INLINE struct walk walk_records(struct pis_reader *r,
         cs->by_class[pis_class_index(ev)]++;
         if (h & TRC_TSC_FLAG) {
             tsc = pis_ldtsc(p + q + 4, sw);
-            if (have_tsc && tsc < last) {
+            if (tsc < last) {
                 r->st.tsc_backwards++;
                 diag(r, PIS_DIAG_TSC_BACK, base + q,
                      "TSC goes backwards on cpu %u (%llu after %llu)", cpu,
                      (unsigned long long)tsc, (unsigned long long)last);
+                tmin = tsc < tmin ? tsc : tmin;
+                tmax = last > tmax ? last : tmax;
             }
-            last = tsc;
-            have_tsc = 1;
+            if (!any_tsc)
+                first = tsc;
             any_tsc = 1;
-            if (tsc < tmin)
-                tmin = tsc;
-            if (tsc > tmax)
-                tmax = tsc;
+            last = tsc;
         } else {
             notsc++;
         }
@@ -337,11 +339,8 @@ static PIS_ALWAYS_INLINE struct walk walk_records(struct pis_reader *r,
         r->bat[s][r->nbat[s]++] = (uint32_t)q;
         if (code & LK_LOOK)
             look(r, p + q, h, tsc, cpu, base + q, code, sw);
-        if (++since == PIS_BATCH) {
+        if (++nrec % PIS_BATCH == 0)
             flush(r, p, cpu, base, sw);
-            since = 0;
-        }
-        nrec++;
         q += sz;
     }
     flush(r, p, cpu, base, sw);
@@ -350,12 +349,13 @@ static PIS_ALWAYS_INLINE struct walk walk_records(struct pis_reader *r,
     w.stop = q;
 
     cs->last_tsc = last;
-    cs->have_tsc = have_tsc;
     cs->records += nrec;
     cs->no_tsc += notsc;
     r->st.records += nrec;
     r->st.records_no_tsc += notsc;
     if (any_tsc) {
+        tmin = first < tmin ? first : tmin;
+        tmax = last > tmax ? last : tmax;
         if (!r->st.have_tsc || tmin < r->st.tsc_min)
             r->st.tsc_min = tmin;
         if (!r->st.have_tsc || tmax > r->st.tsc_max)

@@ -75,9 +75,8 @@ struct pis_cpu_stats {
     uint64_t records;
     uint64_t windows;
     uint64_t no_tsc;
-    uint64_t last_tsc;
+    uint64_t last_tsc;          /* 0 before the first TSC */
     uint64_t by_class[PIS_NCLASS];
-    int have_tsc;
 };
 
 struct pis_read_stats {
@@ -111,7 +110,8 @@ typedef void (*pis_diag_fn)(void *ctx, enum pis_diag_kind kind,
 /* Events a reader looks up per record: the wanted ones and its own. */
 #define PIS_WANT_MAX   16
 #define PIS_LOOKUP     256      /* slots of the event table (hashed) */
-#define PIS_BATCH      256      /* records collected per flush at most */
+#define PIS_BATCH      256      /* records collected per flush at most
+                                 * (a power of two) */
 
 struct pis_reader {
     pis_rec_fn on_rec;

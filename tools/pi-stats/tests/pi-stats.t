@@ -522,6 +522,11 @@ def sparse_cpu_ids_and_tsc_backwards():
     path = write('back.bin', back)
     js, err = run_json([path])
     eq(js['tsc_backwards'], 2, 'backwards within and across windows')
+    eq((js['tsc_min'], js['tsc_max']), (80, 100), 'TSC range, going back')
+    js, _ = run_json([write('peak.bin', g.window(6, [
+        g.filler(100), g.filler(300), g.filler(200), g.filler(250)]))])
+    eq((js['tsc_backwards'], js['tsc_min'], js['tsc_max']), (1, 100, 300),
+       'TSC range with its peak before a step back')
     check('byte 32: warning: TSC goes backwards on cpu 5' in err,
           'offset of the first: ' + err)
     rc, _, _ = run(['--strict', path])
