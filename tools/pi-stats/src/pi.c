@@ -319,22 +319,24 @@ static void wakeup_batch(struct pis_pi *p, const struct pis_batch *b)
 }
 
 /* PI_LIST_ADD records of one window: lengths of the window's own pCPU's
- * list in one array, adds to other lists (spilled) one by one. */
+ * list in one array, adds to other lists (spilled) one by one after the
+ * loop, which keeps its counts in registers. */
 static void list_add_batch(struct pis_pi *p, const struct pis_batch *b)
 {
     uint32_t len[PIS_BATCH], len_at[PIS_BATCH];
-    uint32_t lim[PIS_BATCH], lim_at[PIS_BATCH];
+    uint32_t lim[PIS_BATCH], lim_at[PIS_BATCH], other[PIS_BATCH];
     struct batch_where len_w = { b, len_at, p->file, 0 };
     struct batch_where lim_w = { b, lim_at, p->file, 1 };
-    struct pis_pi_counts *c = &p->c;
-    size_t nlen = 0, nlim = 0;
+    uint64_t no_tsc = 0, bad = 0, filtered = 0, spilled = 0, unbounded = 0;
+    uint64_t over = 0;
+    size_t nlen = 0, nlim = 0, nother = 0;
 
     for (size_t i = 0; i < b->n; i++) {
         const unsigned char *d;
         uint32_t h = batch_hdr(b, i, &d), home, list, limit, l;
-        c->no_tsc += !(h & TRC_TSC_FLAG);
+        no_tsc += !(h & TRC_TSC_FLAG);
         if (((h >> TRC_EXTRA_SHIFT) & TRC_EXTRA_MASK) < 4) {
-            c->malformed++;
+            bad++;
             continue;
         }
         home = pis_ld32o(d + 4, b->swapped) >> 16;
@@ -342,27 +344,37 @@ static void list_add_batch(struct pis_pi *p, const struct pis_batch *b)
         l = pis_ld32o(d + 8, b->swapped);
         limit = pis_ld32o(d + 12, b->swapped);
         if (list >= PIS_MAX_CPUS) {
-            c->malformed++;
+            bad++;
             continue;
         }
         if (!allowed(p, list)) {
-            c->filtered_out++;
+            filtered++;
             continue;
         }
-        c->list_add++;
-        c->spilled_adds += home != list;
-        c->unbounded_adds += limit == 0;
-        c->over_limit_adds += limit && l > limit;
+        spilled += home != list;
+        unbounded += limit == 0;
+        over += limit && l > limit;
         lim[nlim] = limit;
         lim_at[nlim++] = (uint32_t)i;
         if (list == b->cpu) {
             len[nlen] = l;
             len_at[nlen++] = (uint32_t)i;
         } else {
-            struct pis_rec rec;
-            pis_batch_rec(b, i, &rec);
-            sample(p, PIS_M_LIST_LEN, list, l, &rec, rec.tsc);
+            other[nother++] = (uint32_t)i;
         }
+    }
+    p->c.no_tsc += no_tsc;
+    p->c.malformed += bad;
+    p->c.filtered_out += filtered;
+    p->c.list_add += nlim;
+    p->c.spilled_adds += spilled;
+    p->c.unbounded_adds += unbounded;
+    p->c.over_limit_adds += over;
+    for (size_t k = 0; k < nother; k++) {
+        struct pis_rec rec;
+        pis_batch_rec(b, other[k], &rec);
+        sample(p, PIS_M_LIST_LEN, pis_rec_w(&rec, 1) & 0xffffu,
+               pis_rec_w(&rec, 2), &rec, rec.tsc);
     }
     if (nlen)
         add_n(p, &p->m[PIS_M_LIST_LEN].cpu[b->cpu], len, nlen, &len_w);

@@ -277,33 +277,46 @@ static void flush(struct pis_reader *r, const unsigned char *p, uint32_t cpu,
     }
 }
 
-/* Walk and account the records of one accepted window.  Instantiated once
- * per byte order (sw constant), so the native walk tests nothing per
- * word. */
+/* The TSC of the first record with one among the whole records in
+ * p[0..stop). */
+static uint64_t first_tsc(const unsigned char *p, size_t stop, int sw)
+{
+    for (size_t q = 0; q < stop; q += pis_rec_size(pis_ld32o(p + q, sw)))
+        if (pis_ld32o(p + q, sw) & TRC_TSC_FLAG)
+            return pis_ldtsc(p + q + 4, sw);
+    return 0;
+}
+
+/* Walk and account the records of one accepted window.  Instantiated per
+ * byte order and for whole or cut windows (sw and whole constant), so the
+ * native walk tests nothing per word, and the walk of a whole window does
+ * not test whether a header is there to read: records are whole words and
+ * so is the window (see header_problem).
+ *
+ * A pCPU's last TSC is 0 until its first, so nothing is "backwards" of
+ * it.  TSCs rise between the steps back: the least is the first or one
+ * right after a step back, the greatest the last or one right before a
+ * step back -- no min and max per record. */
 static PIS_ALWAYS_INLINE struct walk walk_records(struct pis_reader *r,
                                                   const unsigned char *p,
-                                                  uint32_t size, size_t avail,
+                                                  uint32_t size, size_t have,
                                                   uint32_t cpu, uint64_t base,
-                                                  int sw)
+                                                  int sw, int whole)
 {
     struct walk w = { WALK_OK, 0, NULL };
     struct pis_cpu_stats *cs = &r->cpu[cpu];
-    size_t have = avail < size ? avail : size;
     size_t q = 0;
-    /* last is 0 before a pCPU's first TSC, so nothing is "backwards" of
-     * it.  TSCs rise between the steps back: the least is the first or
-     * one right after a step back, the greatest the last or one right
-     * before a step back -- no min and max per record. */
-    uint64_t last = cs->last_tsc, first = 0, tmin = UINT64_MAX, tmax = 0;
+    uint64_t last = cs->last_tsc, tmin = UINT64_MAX, tmax = 0;
     uint64_t nrec = 0, notsc = 0;
-    int any_tsc = 0;
     const uint32_t mul = r->hash_mul;
 
+    if (whole)
+        have = size;
     while (q < have) {
         uint32_t h, sz, ev;
         unsigned code, i, s;
         uint64_t tsc = 0;
-        if (have - q < 4) {
+        if (!whole && have - q < 4) {
             w.end = WALK_SHORT;
             break;
         }
@@ -313,7 +326,8 @@ static PIS_ALWAYS_INLINE struct walk walk_records(struct pis_reader *r,
         if (!sz)
             break;
         ev = h & TRC_EVENT_MASK;
-        cs->by_class[pis_class_index(ev)]++;
+        /* rec_check saw class bits */
+        cs->by_class[__builtin_ctz(ev >> 16)]++;
         if (h & TRC_TSC_FLAG) {
             tsc = pis_ldtsc(p + q + 4, sw);
             if (tsc < last) {
@@ -324,9 +338,6 @@ static PIS_ALWAYS_INLINE struct walk walk_records(struct pis_reader *r,
                 tmin = tsc < tmin ? tsc : tmin;
                 tmax = last > tmax ? last : tmax;
             }
-            if (!any_tsc)
-                first = tsc;
-            any_tsc = 1;
             last = tsc;
         } else {
             notsc++;
@@ -353,7 +364,8 @@ static PIS_ALWAYS_INLINE struct walk walk_records(struct pis_reader *r,
     cs->no_tsc += notsc;
     r->st.records += nrec;
     r->st.records_no_tsc += notsc;
-    if (any_tsc) {
+    if (nrec > notsc) {
+        uint64_t first = first_tsc(p, q, sw);
         tmin = first < tmin ? first : tmin;
         tmax = last > tmax ? last : tmax;
         if (!r->st.have_tsc || tmin < r->st.tsc_min)
@@ -369,14 +381,16 @@ static struct walk walk_native(struct pis_reader *r, const unsigned char *p,
                                uint32_t size, size_t avail, uint32_t cpu,
                                uint64_t base)
 {
-    return walk_records(r, p, size, avail, cpu, base, 0);
+    return avail >= size ? walk_records(r, p, size, avail, cpu, base, 0, 1)
+                         : walk_records(r, p, size, avail, cpu, base, 0, 0);
 }
 
 static struct walk walk_swapped(struct pis_reader *r, const unsigned char *p,
                                 uint32_t size, size_t avail, uint32_t cpu,
                                 uint64_t base)
 {
-    return walk_records(r, p, size, avail, cpu, base, 1);
+    return avail >= size ? walk_records(r, p, size, avail, cpu, base, 1, 1)
+                         : walk_records(r, p, size, avail, cpu, base, 1, 0);
 }
 
 /* The host's byte order, as PIS_BO_*. */
