@@ -383,56 +383,48 @@ int pis_hist_add(struct pis_hist *h, uint64_t v, uint64_t n, int has_tsc,
     return 0;
 }
 
-int pis_hist_add_n(struct pis_hist *h, const uint32_t *v, size_t n,
-                   pis_where_fn where, const void *ctx)
+void pis_hist_put_begin(struct pis_hist *h, struct pis_hist_put *c)
 {
-    uint32_t lo = UINT32_MAX, hi = 0, *small = h->small;
-    uint64_t stored = 0;
-    size_t imax = 0;
-    int rc = 0;
+    memset(c, 0, sizeof(*c));
+    c->h = h;
+    c->lo = UINT32_MAX;
+    if (!h->small)
+        h->small = calloc(PIS_HIST_SMALL, sizeof(*h->small));
+    c->small = h->small;
+    c->nsmall = h->small ? PIS_HIST_SMALL : 0;  /* else all to add_buf */
+}
 
-    if (n == 0)
-        return 0;
-    if (!small && !(small = h->small = calloc(PIS_HIST_SMALL, sizeof(*small))))
-        return -1;
-    for (size_t i = 0; i < n; i++) {
-        uint32_t x = v[i];
-        if (x > hi) {
-            hi = x;
-            imax = i;
-        }
-        lo = x < lo ? x : lo;
-        /* larger values are buffered: counting them in place now would
-         * miss the cache on every sample once the counters of many pCPUs
-         * outgrow it, where a flush counts thousands of them in a row */
-        if (x < PIS_HIST_SMALL && small[x] != UINT32_MAX) {
-            small[x]++;
-        } else if (h->nbuf < h->bufcap) {
-            h->buf[h->nbuf++] = x;
-        } else if (add_buf(h, x)) {
-            rc = -1;
-            continue;
-        }
-        stored++;
-    }
-    if (!stored)
-        return rc;
-    if (h->count == 0 || lo < h->min)
-        h->min = lo;
-    if (h->count == 0 || hi >= h->max) {
+void pis_hist_put_slow(struct pis_hist_put *c, uint32_t x)
+{
+    if (add_buf(c->h, x))
+        c->rc = -1;
+    else
+        c->stored++;
+}
+
+int pis_hist_put_end(struct pis_hist_put *c, pis_where_fn where,
+                     const void *ctx)
+{
+    struct pis_hist *h = c->h;
+
+    if (!c->stored)
+        return c->rc;
+    if (h->count == 0 || c->lo < h->min)
+        h->min = c->lo;
+    if (h->count == 0 || c->hi >= h->max) {
         struct pis_where at;
-        where(ctx, imax, &at);
-        if (h->count == 0 || hi > h->max ||
+        where(ctx, c->imax, &at);
+        if (h->count == 0 || c->hi > h->max ||
             later(h->max_file, h->max_offset, at.file, at.offset)) {
-            h->max = hi;
+            h->max = c->hi;
             h->max_tsc = at.tsc;
             h->max_has_tsc = at.has_tsc;
             h->max_offset = at.offset;
             h->max_file = at.file;
         }
     }
-    h->count += stored;
-    return rc;
+    h->count += c->stored;
+    return c->rc;
 }
 
 /* Sorted view of everything (h unchanged); caller frees. */

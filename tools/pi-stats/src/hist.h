@@ -93,13 +93,54 @@ struct pis_where {
 };
 typedef void (*pis_where_fn)(const void *ctx, size_t i, struct pis_where *w);
 
-/* Add the samples v[0..n), given in input order, in one pass: the counts,
- * minimum and maximum of the batch are folded in at its end.  where(ctx,
- * i) tells where sample i was taken; it is asked at most once, about the
- * first sample equal to the batch's maximum, when that may become the
- * store's.  Returns 0, or -1 when out of memory (samples then lost). */
-int pis_hist_add_n(struct pis_hist *h, const uint32_t *v, size_t n,
-                   pis_where_fn where, const void *ctx);
+/* Adding 32-bit samples from a loop of the caller's, in input order, with
+ * no call and no array in between: pis_hist_put_begin, pis_hist_put for
+ * each sample (the common cases inline: a small value counted in place,
+ * another one buffered), pis_hist_put_end.  The counts, minimum and
+ * maximum are folded in at the end; the caller names each sample by an
+ * index of its own (ascending), and where(ctx, index) is asked at most
+ * once, about the first sample equal to the batch's maximum, when that
+ * may become the store's.  Nothing else may touch the store meanwhile. */
+struct pis_hist_put {
+    struct pis_hist *h;
+    uint32_t *small;
+    uint32_t nsmall;            /* PIS_HIST_SMALL, or 0 without counters */
+    uint32_t lo, hi;
+    size_t imax;                /* caller's index of the first maximum */
+    uint64_t stored;
+    int rc;                     /* -1: out of memory, samples lost */
+};
+
+void pis_hist_put_begin(struct pis_hist *h, struct pis_hist_put *c);
+void pis_hist_put_slow(struct pis_hist_put *c, uint32_t x);
+
+static inline void pis_hist_put(struct pis_hist_put *c, uint32_t x,
+                                size_t index)
+{
+    struct pis_hist *h = c->h;
+
+    if (x > c->hi) {
+        c->hi = x;
+        c->imax = index;
+    }
+    c->lo = x < c->lo ? x : c->lo;
+    if (x < c->nsmall && c->small[x] != UINT32_MAX) {
+        c->small[x]++;
+        c->stored++;
+    } else if (h->nbuf < h->bufcap) {
+        /* counted in wide counters at a flush, thousands in a row: in
+         * place now, each would miss the cache once the counters of many
+         * pCPUs outgrow it */
+        h->buf[h->nbuf++] = x;
+        c->stored++;
+    } else {
+        pis_hist_put_slow(c, x);
+    }
+}
+
+/* Returns 0, or -1 when out of memory (samples were lost). */
+int pis_hist_put_end(struct pis_hist_put *c, pis_where_fn where,
+                     const void *ctx);
 
 /* Fold the small counters and the buffer into the wide counters and the
  * sorted array, and release them (end of an input); the wide counters

@@ -237,10 +237,9 @@ void pis_pi_record(struct pis_pi *p, const struct pis_rec *rec)
     }
 }
 
-/* Where sample i of a batch loop was taken: record at[i] of the batch. */
+/* Where the sample from record i of a batch was taken. */
 struct batch_where {
     const struct pis_batch *b;
-    const uint32_t *at;         /* record index in b of each sample */
     int file;
     int untimed;                /* the samples carry no TSC (limits) */
 };
@@ -250,29 +249,43 @@ static void where_in_batch(const void *ctx, size_t i, struct pis_where *w)
     const struct batch_where *bw = ctx;
     struct pis_rec rec;
 
-    pis_batch_rec(bw->b, bw->at[i], &rec);
+    pis_batch_rec(bw->b, i, &rec);
     w->offset = rec.offset;
     w->file = bw->file;
     w->has_tsc = !bw->untimed && rec.has_tsc;
     w->tsc = w->has_tsc ? rec.tsc : 0;
 }
 
-static void add_n(struct pis_pi *p, struct pis_hist **h, const uint32_t *v,
-                  size_t n, const struct batch_where *bw)
+/* The histogram of metric m on pCPU cpu, made when missing; NULL when out
+ * of memory. */
+static struct pis_hist *hist_of(struct pis_pi *p, enum pis_metric_id m,
+                                uint32_t cpu)
 {
-    if (!*h) {
-        *h = malloc(sizeof(**h));
-        if (!*h) {
-            p->oom = 1;
-            return;
-        }
+    struct pis_hist **h = &p->m[m].cpu[cpu];
+
+    if (!*h && (*h = malloc(sizeof(**h))) != NULL)
         pis_hist_init(*h);
-    }
-    if (pis_hist_add_n(*h, v, n, where_in_batch, bw))
+    if (!*h)
         p->oom = 1;
+    return *h;
 }
 
-/* A record's header and extra words, from its offset in a batch. */
+/* End a batch of samples into the histogram of metric m on pCPU cpu:
+ * one that stayed empty goes (hist_of made it for nothing). */
+static void put_end(struct pis_pi *p, struct pis_hist_put *c,
+                    const struct batch_where *bw, enum pis_metric_id m,
+                    uint32_t cpu)
+{
+    if (pis_hist_put_end(c, where_in_batch, bw))
+        p->oom = 1;
+    if (!p->m[m].cpu[cpu]->count) {
+        pis_hist_free(p->m[m].cpu[cpu]);
+        free(p->m[m].cpu[cpu]);
+        p->m[m].cpu[cpu] = NULL;
+    }
+}
+
+/* A record's header and extra words, from its index in a batch. */
 static inline uint32_t batch_hdr(const struct pis_batch *b, size_t i,
                                  const unsigned char **data)
 {
@@ -283,14 +296,24 @@ static inline uint32_t batch_hdr(const struct pis_batch *b, size_t i,
     return h;
 }
 
-/* PI_WAKEUP records of one window: same pCPU, samples in two arrays. */
+/* PI_WAKEUP records of one window: all samples go to the same pCPU's
+ * histograms, counted as the records are read. */
 static void wakeup_batch(struct pis_pi *p, const struct pis_batch *b)
 {
-    uint32_t walked[PIS_BATCH], cycles[PIS_BATCH], at[PIS_BATCH];
-    struct batch_where bw = { b, at, p->file, 0 };
-    uint64_t woken = 0, no_tsc = 0, bad = 0;
-    size_t k = 0;
+    struct batch_where bw = { b, p->file, 0 };
+    struct pis_hist *hw = NULL, *hc = NULL;
+    struct pis_hist_put walked, cycles;
+    uint64_t woken = 0, no_tsc = 0, bad = 0, n = 0;
+    int take = allowed(p, b->cpu);
 
+    if (take) {
+        hw = hist_of(p, PIS_M_WAKE_WALKED, b->cpu);
+        hc = hist_of(p, PIS_M_WAKE_CYCLES, b->cpu);
+        if (!hw || !hc)
+            return;
+        pis_hist_put_begin(hw, &walked);
+        pis_hist_put_begin(hc, &cycles);
+    }
     for (size_t i = 0; i < b->n; i++) {
         const unsigned char *d;
         uint32_t h = batch_hdr(b, i, &d);
@@ -299,38 +322,42 @@ static void wakeup_batch(struct pis_pi *p, const struct pis_batch *b)
             bad++;
             continue;
         }
-        walked[k] = pis_ld32o(d, b->swapped);
+        n++;
+        if (!take)
+            continue;
         woken += pis_ld32o(d + 4, b->swapped);
-        cycles[k] = pis_ld32o(d + 8, b->swapped);
-        at[k++] = (uint32_t)i;
+        pis_hist_put(&walked, pis_ld32o(d, b->swapped), i);
+        pis_hist_put(&cycles, pis_ld32o(d + 8, b->swapped), i);
     }
     p->c.no_tsc += no_tsc;
     p->c.malformed += bad;
-    if (!allowed(p, b->cpu)) {
-        p->c.filtered_out += k;
+    if (!take) {
+        p->c.filtered_out += n;
         return;
     }
-    p->c.wakeup += k;
+    p->c.wakeup += n;
     p->c.woken += woken;
-    if (!k)
-        return;
-    add_n(p, &p->m[PIS_M_WAKE_WALKED].cpu[b->cpu], walked, k, &bw);
-    add_n(p, &p->m[PIS_M_WAKE_CYCLES].cpu[b->cpu], cycles, k, &bw);
+    put_end(p, &walked, &bw, PIS_M_WAKE_WALKED, b->cpu);
+    put_end(p, &cycles, &bw, PIS_M_WAKE_CYCLES, b->cpu);
 }
 
 /* PI_LIST_ADD records of one window: lengths of the window's own pCPU's
- * list in one array, adds to other lists (spilled) one by one after the
- * loop, which keeps its counts in registers. */
+ * list counted as the records are read, adds to other lists (spilled)
+ * one by one after the loop, which keeps its counts in registers. */
 static void list_add_batch(struct pis_pi *p, const struct pis_batch *b)
 {
-    uint32_t len[PIS_BATCH], len_at[PIS_BATCH];
-    uint32_t lim[PIS_BATCH], lim_at[PIS_BATCH], other[PIS_BATCH];
-    struct batch_where len_w = { b, len_at, p->file, 0 };
-    struct batch_where lim_w = { b, lim_at, p->file, 1 };
+    struct batch_where len_w = { b, p->file, 0 }, lim_w = { b, p->file, 1 };
+    struct pis_hist *own = hist_of(p, PIS_M_LIST_LEN, b->cpu);
+    struct pis_hist_put len, lim;
+    uint32_t other[PIS_BATCH];
     uint64_t no_tsc = 0, bad = 0, filtered = 0, spilled = 0, unbounded = 0;
-    uint64_t over = 0;
-    size_t nlen = 0, nlim = 0, nother = 0;
+    uint64_t over = 0, adds = 0;
+    size_t nother = 0;
 
+    if (!own)
+        return;
+    pis_hist_put_begin(own, &len);
+    pis_hist_put_begin(&p->limits, &lim);
     for (size_t i = 0; i < b->n; i++) {
         const unsigned char *d;
         uint32_t h = batch_hdr(b, i, &d), home, list, limit, l;
@@ -351,35 +378,32 @@ static void list_add_batch(struct pis_pi *p, const struct pis_batch *b)
             filtered++;
             continue;
         }
+        adds++;
         spilled += home != list;
         unbounded += limit == 0;
         over += limit && l > limit;
-        lim[nlim] = limit;
-        lim_at[nlim++] = (uint32_t)i;
-        if (list == b->cpu) {
-            len[nlen] = l;
-            len_at[nlen++] = (uint32_t)i;
-        } else {
+        pis_hist_put(&lim, limit, i);
+        if (list == b->cpu)
+            pis_hist_put(&len, l, i);
+        else
             other[nother++] = (uint32_t)i;
-        }
     }
     p->c.no_tsc += no_tsc;
     p->c.malformed += bad;
     p->c.filtered_out += filtered;
-    p->c.list_add += nlim;
+    p->c.list_add += adds;
     p->c.spilled_adds += spilled;
     p->c.unbounded_adds += unbounded;
     p->c.over_limit_adds += over;
+    put_end(p, &len, &len_w, PIS_M_LIST_LEN, b->cpu);
+    if (pis_hist_put_end(&lim, where_in_batch, &lim_w))
+        p->oom = 1;
     for (size_t k = 0; k < nother; k++) {
         struct pis_rec rec;
         pis_batch_rec(b, other[k], &rec);
         sample(p, PIS_M_LIST_LEN, pis_rec_w(&rec, 1) & 0xffffu,
                pis_rec_w(&rec, 2), &rec, rec.tsc);
     }
-    if (nlen)
-        add_n(p, &p->m[PIS_M_LIST_LEN].cpu[b->cpu], len, nlen, &len_w);
-    if (nlim && pis_hist_add_n(&p->limits, lim, nlim, where_in_batch, &lim_w))
-        p->oom = 1;
 }
 
 void pis_pi_batch(struct pis_pi *p, const struct pis_batch *b)

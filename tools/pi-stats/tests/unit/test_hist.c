@@ -129,10 +129,9 @@ static uint32_t batch_value(uint64_t i)
     return 2000 + (uint32_t)((i * 2654435761u) % 1000); /* dense, wide */
 }
 
-static void batch_where(const void *ctx, size_t i, struct pis_where *w)
+static void batch_where(const void *ctx, size_t at, struct pis_where *w)
 {
-    uint64_t at = *(const uint64_t *)ctx + i;
-
+    (void)ctx;
     w->offset = at * 4;
     w->tsc = at * 10;
     w->has_tsc = 1;
@@ -153,7 +152,7 @@ static int same_sorted(const struct pis_hist *a, const struct pis_hist *b,
     return ok;
 }
 
-/* pis_hist_add_n in batches of every size from 1 to 256 gives what one
+/* pis_hist_put in batches of every size from 1 to 256 gives what one
  * pis_hist_add per sample gives, counters that overflow included; the
  * percentiles read in place agree with the sorted copy. */
 static void test_batches(void)
@@ -175,7 +174,11 @@ static void test_batches(void)
     }
     for (size_t len = 1; at < N; len = len % 256 + 1) {
         size_t n = N - at < len ? N - at : len;
-        CHECK(pis_hist_add_n(&bat, v + at, n, batch_where, &at) == 0, "add_n");
+        struct pis_hist_put c;
+        pis_hist_put_begin(&bat, &c);
+        for (size_t i = at; i < at + n; i++)
+            pis_hist_put(&c, v[i], i);
+        CHECK(pis_hist_put_end(&c, batch_where, NULL) == 0, "put");
         at += n;
     }
     CHECK(bat.count == N && same_sorted(&one, &bat, 1),
