@@ -388,6 +388,9 @@ void pis_hist_put_begin(struct pis_hist *h, struct pis_hist_put *c)
     memset(c, 0, sizeof(*c));
     c->h = h;
     c->lo = UINT32_MAX;
+    /* below the store's maximum nothing can move it; one equal to it may
+     * come from an earlier place (put_end compares) */
+    c->top = h->count ? h->max : 0;
     if (!h->small)
         h->small = calloc(PIS_HIST_SMALL, sizeof(*h->small));
     c->small = h->small;
@@ -411,7 +414,7 @@ int pis_hist_put_end(struct pis_hist_put *c, pis_where_fn where,
         return c->rc;
     if (h->count == 0 || c->lo < h->min)
         h->min = c->lo;
-    if (h->count == 0 || c->hi >= h->max) {
+    if (c->any_top) {           /* then c->hi >= h->max */
         struct pis_where at;
         where(ctx, c->imax, &at);
         if (h->count == 0 || c->hi > h->max ||
@@ -561,23 +564,39 @@ int pis_hist_at_ranks(const struct pis_hist *h, const uint64_t *rank,
         w = NULL;
     }
     /* the sorted entries and the wide counters, merged by value (a value
-     * in both, a full counter's overflow, is just seen twice) */
+     * in both, a full counter's overflow, is just seen twice); the wide
+     * counters a block at a time while the next rank is further on */
     while (k < nr) {
-        uint64_t v, c;
-        while (w && x < h->wlen && !w[x])
-            x++;
-        if (w && x < h->wlen && (i == used || h->wbase + x < vc[i].value)) {
-            v = h->wbase + x;
-            c = w[x++];
-        } else if (i < used) {
-            v = vc[i].value;
-            c = vc[i++].count;
-        } else {
-            break;
+        uint64_t vnext = i < used ? vc[i].value : UINT64_MAX;
+        if (w && x < h->wlen && h->wbase + x < vnext) {
+            size_t end = vnext - h->wbase < h->wlen ?
+                         (size_t)(vnext - h->wbase) : h->wlen;
+            while (end - x >= 64) {
+                uint64_t sum = 0;
+                for (unsigned j = 0; j < 64; j++)
+                    sum += w[x + j];
+                if (seen + sum >= rank[k])
+                    break;
+                seen += sum;
+                x += 64;
+            }
+            for (; x < end; x++) {
+                seen += w[x];
+                if (w[x] && seen >= rank[k]) {
+                    while (k < nr && seen >= rank[k])
+                        out[k++] = h->wbase + x;
+                    x++;
+                    break;
+                }
+            }
+            continue;
         }
-        seen += c;
+        if (i == used)
+            break;
+        seen += vc[i].count;
         while (k < nr && seen >= rank[k])
-            out[k++] = v;
+            out[k++] = vc[i].value;
+        i++;
     }
     while (k < nr)              /* ranks past the count */
         out[k++] = h->max;

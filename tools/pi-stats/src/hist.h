@@ -105,24 +105,35 @@ struct pis_hist_put {
     struct pis_hist *h;
     uint32_t *small;
     uint32_t nsmall;            /* PIS_HIST_SMALL, or 0 without counters */
-    uint32_t lo, hi;
+    uint32_t lo, hi;            /* hi: valid when any_top */
     size_t imax;                /* caller's index of the first maximum */
+    uint64_t top;               /* samples below cannot be the maximum */
     uint64_t stored;
+    int any_top;
     int rc;                     /* -1: out of memory, samples lost */
 };
 
 void pis_hist_put_begin(struct pis_hist *h, struct pis_hist_put *c);
 void pis_hist_put_slow(struct pis_hist_put *c, uint32_t x);
 
+/* A sample at or above the running maximum (rare once a store has seen a
+ * few: no per-sample bookkeeping of the maximum otherwise). */
+static inline void pis_hist_put_top(struct pis_hist_put *c, uint32_t x,
+                                    size_t index)
+{
+    c->hi = x;
+    c->imax = index;
+    c->top = (uint64_t)x + 1;   /* the first of equal ones counts */
+    c->any_top = 1;
+}
+
 static inline void pis_hist_put(struct pis_hist_put *c, uint32_t x,
                                 size_t index)
 {
     struct pis_hist *h = c->h;
 
-    if (x > c->hi) {
-        c->hi = x;
-        c->imax = index;
-    }
+    if (x >= c->top)
+        pis_hist_put_top(c, x, index);
     c->lo = x < c->lo ? x : c->lo;
     if (x < c->nsmall && c->small[x] != UINT32_MAX) {
         c->small[x]++;

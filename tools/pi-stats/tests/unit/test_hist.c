@@ -161,7 +161,7 @@ static void test_batches(void)
     static uint32_t v[N];
     struct pis_hist one, bat, twice;
     struct pis_summary s1, s2;
-    uint64_t at = 0, rank[5], got[5];
+    uint64_t at = 0, rank[64], got[64];
     size_t nvc;
     struct pis_vc *vc;
 
@@ -192,13 +192,12 @@ static void test_batches(void)
           "compacted: a value past a counter's limit still counted in full");
     /* ranks read in place (compacted store) against the sorted copy */
     rank[0] = 1;
-    rank[1] = N / 3;
-    rank[2] = N / 2;
-    rank[3] = N - 1;
-    rank[4] = N;
+    for (int k = 1; k < 63; k++)            /* across every tier */
+        rank[k] = (uint64_t)N * k / 63 + k % 3;
+    rank[63] = N;
     vc = pis_hist_sorted(&bat, &nvc);
-    CHECK(vc && pis_hist_at_ranks(&bat, rank, 5, got) == 0, "at_ranks");
-    for (int k = 0; vc && k < 5; k++) {
+    CHECK(vc && pis_hist_at_ranks(&bat, rank, 64, got) == 0, "at_ranks");
+    for (int k = 0; vc && k < 64; k++) {
         uint64_t seen = 0, want = 0;
         for (size_t i = 0; i < nvc; i++) {
             seen += vc[i].count;
