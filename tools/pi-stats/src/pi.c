@@ -286,19 +286,23 @@ static void put_end(struct pis_pi *p, struct pis_hist_put *c,
 }
 
 /* A record's header and extra words, from its index in a batch. */
-static inline uint32_t batch_hdr(const struct pis_batch *b, size_t i,
-                                 const unsigned char **data)
+static PIS_ALWAYS_INLINE uint32_t batch_hdr(const struct pis_batch *b,
+                                            size_t i,
+                                            const unsigned char **data,
+                                            int sw)
 {
     const unsigned char *q = b->win + b->at[i];
-    uint32_t h = pis_ld32o(q, b->swapped);
+    uint32_t h = pis_ld32o(q, sw);
 
-    *data = q + (h & TRC_TSC_FLAG ? 12 : 4);
+    *data = q + 4 + ((h >> 31) << 3);
     return h;
 }
 
 /* PI_WAKEUP records of one window: all samples go to the same pCPU's
- * histograms, counted as the records are read. */
-static void wakeup_batch(struct pis_pi *p, const struct pis_batch *b)
+ * histograms, counted as the records are read.  The batch loops are
+ * instantiated per byte order (sw constant), like the reader's walk. */
+static PIS_ALWAYS_INLINE void wakeup_batch(struct pis_pi *p,
+                                           const struct pis_batch *b, int sw)
 {
     struct batch_where bw = { b, p->file, 0 };
     struct pis_hist *hw = NULL, *hc = NULL;
@@ -316,7 +320,7 @@ static void wakeup_batch(struct pis_pi *p, const struct pis_batch *b)
     }
     for (size_t i = 0; i < b->n; i++) {
         const unsigned char *d;
-        uint32_t h = batch_hdr(b, i, &d);
+        uint32_t h = batch_hdr(b, i, &d, sw);
         no_tsc += !(h & TRC_TSC_FLAG);
         if (((h >> TRC_EXTRA_SHIFT) & TRC_EXTRA_MASK) < 3) {
             bad++;
@@ -325,9 +329,9 @@ static void wakeup_batch(struct pis_pi *p, const struct pis_batch *b)
         n++;
         if (!take)
             continue;
-        woken += pis_ld32o(d + 4, b->swapped);
-        pis_hist_put(&walked, pis_ld32o(d, b->swapped), i);
-        pis_hist_put(&cycles, pis_ld32o(d + 8, b->swapped), i);
+        woken += pis_ld32o(d + 4, sw);
+        pis_hist_put(&walked, pis_ld32o(d, sw), i);
+        pis_hist_put(&cycles, pis_ld32o(d + 8, sw), i);
     }
     p->c.no_tsc += no_tsc;
     p->c.malformed += bad;
@@ -344,7 +348,9 @@ static void wakeup_batch(struct pis_pi *p, const struct pis_batch *b)
 /* PI_LIST_ADD records of one window: lengths of the window's own pCPU's
  * list counted as the records are read, adds to other lists (spilled)
  * one by one after the loop, which keeps its counts in registers. */
-static void list_add_batch(struct pis_pi *p, const struct pis_batch *b)
+static PIS_ALWAYS_INLINE void list_add_batch(struct pis_pi *p,
+                                             const struct pis_batch *b,
+                                             int sw)
 {
     struct batch_where len_w = { b, p->file, 0 }, lim_w = { b, p->file, 1 };
     struct pis_hist *own = hist_of(p, PIS_M_LIST_LEN, b->cpu);
@@ -360,16 +366,16 @@ static void list_add_batch(struct pis_pi *p, const struct pis_batch *b)
     pis_hist_put_begin(&p->limits, &lim);
     for (size_t i = 0; i < b->n; i++) {
         const unsigned char *d;
-        uint32_t h = batch_hdr(b, i, &d), home, list, limit, l;
+        uint32_t h = batch_hdr(b, i, &d, sw), home, list, limit, l;
         no_tsc += !(h & TRC_TSC_FLAG);
         if (((h >> TRC_EXTRA_SHIFT) & TRC_EXTRA_MASK) < 4) {
             bad++;
             continue;
         }
-        home = pis_ld32o(d + 4, b->swapped) >> 16;
-        list = pis_ld32o(d + 4, b->swapped) & 0xffffu;
-        l = pis_ld32o(d + 8, b->swapped);
-        limit = pis_ld32o(d + 12, b->swapped);
+        home = pis_ld32o(d + 4, sw) >> 16;
+        list = pis_ld32o(d + 4, sw) & 0xffffu;
+        l = pis_ld32o(d + 8, sw);
+        limit = pis_ld32o(d + 12, sw);
         if (list >= PIS_MAX_CPUS) {
             bad++;
             continue;
@@ -412,10 +418,16 @@ void pis_pi_batch(struct pis_pi *p, const struct pis_batch *b)
 
     switch (b->event) {
     case PI_EVT_LIST_ADD:
-        list_add_batch(p, b);
+        if (b->swapped)
+            list_add_batch(p, b, 1);
+        else
+            list_add_batch(p, b, 0);
         return;
     case PI_EVT_WAKEUP:
-        wakeup_batch(p, b);
+        if (b->swapped)
+            wakeup_batch(p, b, 1);
+        else
+            wakeup_batch(p, b, 0);
         return;
     default:
         for (size_t i = 0; i < b->n; i++) {

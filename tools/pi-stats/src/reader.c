@@ -209,10 +209,8 @@ static struct walk walk_check(const unsigned char *p, uint32_t size,
 }
 
 #if defined(__GNUC__)
-#define PIS_ALWAYS_INLINE inline __attribute__((always_inline))
 #define PIS_PREFETCH(a) __builtin_prefetch(a)
 #else
-#define PIS_ALWAYS_INLINE inline
 #define PIS_PREFETCH(a) ((void)0)
 #endif
 /* Bytes ahead of the record being walked to ask the cache for.  Measured:

@@ -36,6 +36,13 @@
 #define PIS_MAX_WINDOW       (65535u * 4096u)
 #define PIS_NCLASS           13         /* 12 class bits + "none" */
 
+/* For code instantiated once per byte order (a constant sw argument). */
+#if defined(__GNUC__)
+#define PIS_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define PIS_ALWAYS_INLINE inline
+#endif
+
 static inline uint32_t pis_ld32(const unsigned char *p)
 {
     uint32_t v;
