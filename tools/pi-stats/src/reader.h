@@ -110,7 +110,7 @@ typedef void (*pis_diag_fn)(void *ctx, enum pis_diag_kind kind,
 /* Events a reader looks up per record: the wanted ones and its own. */
 #define PIS_WANT_MAX   16
 #define PIS_LOOKUP     256      /* slots of the event table (hashed) */
-#define PIS_BATCH      256      /* records collected per flush at most
+#define PIS_BATCH      1024     /* records collected per flush at most
                                  * (a power of two) */
 
 struct pis_reader {
