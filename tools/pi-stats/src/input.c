@@ -16,24 +16,25 @@
 #define MADV_POPULATE_READ 22   /* Linux 5.14 */
 #endif
 
-/* Map the page tables of the next chunk in one call instead of one fault
- * per 64 KiB; harmless (EINVAL) on older kernels. */
-static void populate(const unsigned char *base, size_t from, size_t size,
-                     size_t pg)
+/* Map the page tables of [*done, to) in one call instead of one fault per
+ * folio (harmless EINVAL on older kernels); *done is where the pages
+ * mapped so far end, so each page is populated once. */
+static void populate(const unsigned char *base, size_t *done, size_t to,
+                     size_t size)
 {
-    size_t a = from & ~(pg - 1), len = 2 * (size_t)DROP_EVERY;
-    if (a >= size)
+    if (to > size)
+        to = size;
+    if (to <= *done)
         return;
-    if (len > size - a)
-        len = size - a;
-    (void)madvise((void *)(base + a), len, MADV_POPULATE_READ);
+    (void)madvise((void *)(base + *done), to - *done, MADV_POPULATE_READ);
+    *done = to;
 }
 
 static enum pis_input_status run_mapped(struct pis_reader *r, int fd,
                                         size_t size)
 {
     const unsigned char *base;
-    size_t off = 0, dropped = 0;
+    size_t off = 0, dropped = 0, mapped = 0;
     long pg = sysconf(_SC_PAGESIZE);
 
     base = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
@@ -41,7 +42,7 @@ static enum pis_input_status run_mapped(struct pis_reader *r, int fd,
         return PIS_INPUT_NOMEM; /* caller falls back to read() */
     (void)madvise((void *)base, size, MADV_SEQUENTIAL);
     if (pg > 0)
-        populate(base, 0, size, (size_t)pg);
+        populate(base, &mapped, 2 * (size_t)DROP_EVERY, size);
     while (off < size) {
         size_t n = pis_reader_step(r, base + off, size - off, 1);
         if (n == 0)
@@ -52,7 +53,7 @@ static enum pis_input_status run_mapped(struct pis_reader *r, int fd,
             (void)madvise((void *)(base + dropped), upto - dropped,
                           MADV_DONTNEED);
             dropped = upto;
-            populate(base, upto, size, (size_t)pg);
+            populate(base, &mapped, upto + 2 * (size_t)DROP_EVERY, size);
         }
     }
     if (off == size)
