@@ -84,10 +84,11 @@ static size_t merge_vc(const struct pis_vc *a, size_t na,
 /* Runs of the small counters, the wide counters (wide may be NULL) and of
  * the sorted buffer, ascending (small values are below the wide ones, and
  * both below the buffered ones only if the buffer holds none of them, which
- * add() guarantees except when a counter is full: so merge the two).
+ * it does unless the small counters could not be allocated: so merge the
+ * two).
  * Caller frees.  buf is sorted as a side effect. */
 static struct pis_vc *pending_runs(uint32_t *buf, size_t nbuf,
-                                   const uint32_t *small,
+                                   const uint64_t *small,
                                    const struct pis_hist *wide, size_t *n)
 {
     struct pis_vc *a, *b, *out;
@@ -364,12 +365,9 @@ int pis_hist_add(struct pis_hist *h, uint64_t v, uint64_t n, int has_tsc,
     if (n == 0)
         return 0;
     if (n == 1 && v < PIS_HIST_SMALL) {
-        if (!h->small && !(h->small = calloc(PIS_HIST_SMALL, sizeof(uint32_t))))
+        if (!h->small && !(h->small = calloc(PIS_HIST_SMALL, sizeof(uint64_t))))
             return -1;
-        if (h->small[v] != UINT32_MAX)
-            h->small[v]++;
-        else if (add_buf(h, (uint32_t)v))   /* counter full */
-            return -1;
+        h->small[v]++;
     } else if (n == 1 && v <= UINT32_MAX) {
         if (add_buf(h, (uint32_t)v))
             return -1;

@@ -1,8 +1,9 @@
 /* hist.h - exact sample store: every distinct value with its count.
  *
  * Three tiers, all exact:
- *  - values below PIS_HIST_SMALL are counted in place in one 4 KiB array
- *    (list lengths, entries walked: dense and cache resident);
+ *  - values below PIS_HIST_SMALL are counted in place in one array of
+ *    64-bit counters, which never fill (list lengths, entries walked:
+ *    dense and cache resident);
  *  - other 32-bit values are appended to a buffer; when it fills it is
  *    radix sorted, run-length compressed and merged into a sorted array of
  *    distinct (value, count) -- sequential memory traffic only, which is
@@ -41,7 +42,7 @@ struct pis_vc {                 /* one distinct value */
 struct pis_hist {
     struct pis_vc *vc;          /* sorted by value, distinct */
     size_t used, cap;
-    uint32_t *small;            /* PIS_HIST_SMALL counters, or NULL */
+    uint64_t *small;            /* PIS_HIST_SMALL counters, or NULL */
     pis_wide_t *wide;           /* counters for [wbase, wbase + wlen), or NULL */
     uint64_t wbase;
     size_t wlen, wnz;           /* wnz: counters that are not zero */
@@ -72,7 +73,7 @@ static inline int pis_hist_add1(struct pis_hist *h, uint64_t v, int has_tsc,
         (v < h->max || file > h->max_file ||
          (file == h->max_file && offset >= h->max_offset))) {
         if (v < PIS_HIST_SMALL) {
-            if (h->small && h->small[v] != UINT32_MAX) {
+            if (h->small) {
                 h->small[v]++;
                 h->count++;
                 return 0;
@@ -103,7 +104,7 @@ typedef void (*pis_where_fn)(const void *ctx, size_t i, struct pis_where *w);
  * may become the store's.  Nothing else may touch the store meanwhile. */
 struct pis_hist_put {
     struct pis_hist *h;
-    uint32_t *small;
+    uint64_t *small;
     uint32_t nsmall;            /* PIS_HIST_SMALL, or 0 without counters */
     uint32_t lo, hi;            /* hi: valid when any_top */
     size_t imax;                /* caller's index of the first maximum */
@@ -135,7 +136,7 @@ static inline void pis_hist_put(struct pis_hist_put *c, uint32_t x,
     if (x >= c->top)
         pis_hist_put_top(c, x, index);
     c->lo = x < c->lo ? x : c->lo;
-    if (x < c->nsmall && c->small[x] != UINT32_MAX) {
+    if (x < c->nsmall) {
         c->small[x]++;
         c->stored++;
     } else if (h->nbuf < h->bufcap) {
