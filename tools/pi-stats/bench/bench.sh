@@ -7,9 +7,10 @@
 #   (c) a PI-heavy generated trace of PI_MB
 #   peak RSS of pi-stats on an RSS_MB PI-heavy trace
 # Wall time per whole-process run, spawn to exit, measured by bench/timeit.c
-# (no shell or date(1) inside the timed interval), after one untimed warm-up
-# run; times are the best and the median of the runs.  All ratios of one
-# case come from the same invocation of this script.
+# (no shell or date(1) inside the timed interval), each run after an
+# untimed warm-up run of the same command; the commands of a case take
+# turns (see bench()); times are the best and the median of the rounds.
+# All ratios of one case come from the same invocation of this script.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../../.." && pwd)
@@ -25,7 +26,7 @@ if [ -z "${XENALYZE:-}" ]; then
 fi
 TRACES=${TRACES:-$(cd "$top/.." && pwd)/shared/traces}
 RUNS_A=${RUNS_A:-50}
-RUNS_BIG=${RUNS_BIG:-5}
+RUNS_BIG=${RUNS_BIG:-9}
 SPLICE_MB=${SPLICE_MB:-320}
 PI_MB=${PI_MB:-256}
 RSS_MB=${RSS_MB:-1024}
@@ -67,27 +68,47 @@ echo "pi-stats bench on $(uname -m), $(nproc) cpus, load: $(cut -d' ' -f1-3 /pro
 echo "pi-stats $("$PI_STATS" --version | cut -d' ' -f2)," \
      "xenalyze: $([ $have_xa = 1 ] && echo "$XENALYZE" || echo missing)"
 
-bench() { # label file runs
-    local label=$1 f=$2 n=$3 bytes pi_us hw_us xa_us
+# best_median US... -> "best median" (median: the lower middle)
+best_median() {
+    printf '%s\n' "$@" | sort -n |
+        awk '{ t[NR] = $1 } END { print t[1], t[int((NR + 1) / 2)] }'
+}
+
+# The three commands take turns, one run each per round, so that they all
+# see the same machine: on a shared one its speed drifts by tens of
+# percent within a minute, more than between the commands.
+bench() { # label file rounds
+    local label=$1 f=$2 n=$3 bytes i hw=() pi=() xa=() pi_rc xa_rc xa_err
+    local hw_us hw_med pi_us pi_med xa_us xa_med
     bytes=$(stat -c %s "$f")
     echo
-    echo "($label) $(basename "$f"): $bytes bytes, best of $n runs"
-    time_runs "$n" "$HDRWALK" "$f"
-    hw_us=$BEST_US
-    row "header walk (ceiling)" "$bytes" "$hw_us"
-    time_runs "$n" "$PI_STATS" -q "$f"
-    pi_us=$BEST_US
+    echo "($label) $(basename "$f"): $bytes bytes, best of $n rounds"
+    for ((i = 0; i < n; i++)); do
+        time_runs 1 "$HDRWALK" "$f"
+        hw+=("$BEST_US")
+        time_runs 1 "$PI_STATS" -q "$f"
+        pi+=("$BEST_US")
+        pi_rc=$RC
+        if [ $have_xa = 1 ]; then
+            time_runs 1 "$XENALYZE" --summary "$f"
+            xa+=("$BEST_US")
+            xa_rc=$RC
+            xa_err=$LAST_ERR
+        fi
+    done
+    read -r hw_us hw_med <<<"$(best_median "${hw[@]}")"
+    read -r pi_us pi_med <<<"$(best_median "${pi[@]}")"
+    row "header walk (ceiling)" "$bytes" "$hw_us" "median $(ms "$hw_med") ms"
     row "pi-stats" "$bytes" "$pi_us" \
-        "median $(ms "$MEDIAN_US") ms, exit $RC, $(ratio "$hw_us" "$pi_us") of the ceiling"
+        "median $(ms "$pi_med") ms, exit $pi_rc, $(ratio "$hw_us" "$pi_us") of the ceiling ($(ratio "$hw_med" "$pi_med") by medians)"
     if [ $have_xa = 1 ]; then
-        time_runs "$n" "$XENALYZE" --summary "$f"
-        xa_us=$BEST_US
-        if [ "$RC" = 0 ]; then
+        read -r xa_us xa_med <<<"$(best_median "${xa[@]}")"
+        if [ "$xa_rc" = 0 ]; then
             row "xenalyze --summary" "$bytes" "$xa_us" \
-                "median $(ms "$MEDIAN_US") ms; pi-stats is $(ratio "$xa_us" "$pi_us")x faster"
+                "median $(ms "$xa_med") ms; pi-stats is $(ratio "$xa_us" "$pi_us")x faster"
         else
             row "xenalyze --summary" "$bytes" "$xa_us" \
-                "ABORTED (exit $RC): $LAST_ERR"
+                "ABORTED (exit $xa_rc): $xa_err"
         fi
     fi
 }
