@@ -1,6 +1,6 @@
 /* hist.h - exact sample store: every distinct value with its count.
  *
- * Three tiers, all exact:
+ * Four tiers, all exact:
  *  - values below PIS_HIST_SMALL are counted in place in one array of
  *    64-bit counters, which never fill (list lengths, entries walked:
  *    dense and cache resident);
@@ -165,7 +165,7 @@ int pis_hist_merge(struct pis_hist *dst, const struct pis_hist *src);
  * frees.  *n = number of distinct values.  NULL only when out of memory. */
 struct pis_vc *pis_hist_sorted(const struct pis_hist *h, size_t *n);
 /* out[i] = the value of rank rank[i] (1-based, ascending, at most
- * h->count) in sample order, for i < nr.  A compacted store is read where
+ * h->count) among the samples sorted by value, for i < nr.  A compacted store is read where
  * it lies, without the sorted copy pis_hist_sorted makes.  0, or -1 when
  * out of memory. */
 int pis_hist_at_ranks(const struct pis_hist *h, const uint64_t *rank,

@@ -41,8 +41,7 @@ static enum pis_input_status run_mapped(struct pis_reader *r, int fd,
     if (base == MAP_FAILED)
         return PIS_INPUT_NOMEM; /* caller falls back to read() */
     (void)madvise((void *)base, size, MADV_SEQUENTIAL);
-    if (pg > 0)
-        populate(base, &mapped, 2 * (size_t)DROP_EVERY, size);
+    populate(base, &mapped, 2 * (size_t)DROP_EVERY, size);
     while (off < size) {
         size_t n = pis_reader_step(r, base + off, size - off, 1);
         if (n == 0)

@@ -51,20 +51,26 @@ static int allowed(const struct pis_pi *p, uint32_t cpu)
     return !p->cpu_filter || (p->cpu_filter[cpu >> 3] & (1u << (cpu & 7u)));
 }
 
-static inline void sample(struct pis_pi *p, enum pis_metric_id m, uint32_t cpu,
-                   uint64_t v, const struct pis_rec *rec, uint64_t tsc)
+/* The histogram of metric m on pCPU cpu, made when missing; NULL when out
+ * of memory. */
+static struct pis_hist *hist_of(struct pis_pi *p, enum pis_metric_id m,
+                                uint32_t cpu)
 {
     struct pis_hist **h = &p->m[m].cpu[cpu];
 
-    if (!*h) {
-        *h = malloc(sizeof(**h));
-        if (!*h) {
-            p->oom = 1;
-            return;
-        }
+    if (!*h && (*h = malloc(sizeof(**h))) != NULL)
         pis_hist_init(*h);
-    }
-    if (pis_hist_add1(*h, v, rec->has_tsc, tsc, rec->offset, p->file))
+    if (!*h)
+        p->oom = 1;
+    return *h;
+}
+
+static inline void sample(struct pis_pi *p, enum pis_metric_id m, uint32_t cpu,
+                   uint64_t v, const struct pis_rec *rec, uint64_t tsc)
+{
+    struct pis_hist *h = hist_of(p, m, cpu);
+
+    if (h && pis_hist_add1(h, v, rec->has_tsc, tsc, rec->offset, p->file))
         p->oom = 1;
 }
 
@@ -254,20 +260,6 @@ static void where_in_batch(const void *ctx, size_t i, struct pis_where *w)
     w->file = bw->file;
     w->has_tsc = !bw->untimed && rec.has_tsc;
     w->tsc = w->has_tsc ? rec.tsc : 0;
-}
-
-/* The histogram of metric m on pCPU cpu, made when missing; NULL when out
- * of memory. */
-static struct pis_hist *hist_of(struct pis_pi *p, enum pis_metric_id m,
-                                uint32_t cpu)
-{
-    struct pis_hist **h = &p->m[m].cpu[cpu];
-
-    if (!*h && (*h = malloc(sizeof(**h))) != NULL)
-        pis_hist_init(*h);
-    if (!*h)
-        p->oom = 1;
-    return *h;
 }
 
 /* End a batch of samples into the histogram of metric m on pCPU cpu:
@@ -464,16 +456,11 @@ int pis_pi_merge(struct pis_pi *dst, const struct pis_pi *src)
         return -1;
     for (int m = 0; m < PIS_NMETRICS; m++)
         for (unsigned c = 0; c < PIS_MAX_CPUS; c++) {
-            struct pis_hist **h = &dst->m[m].cpu[c];
+            struct pis_hist *h;
             if (!src->m[m].cpu[c])
                 continue;
-            if (!*h) {
-                *h = malloc(sizeof(**h));
-                if (!*h)
-                    return -1;
-                pis_hist_init(*h);
-            }
-            if (pis_hist_merge(*h, src->m[m].cpu[c]))
+            h = hist_of(dst, (enum pis_metric_id)m, c);
+            if (!h || pis_hist_merge(h, src->m[m].cpu[c]))
                 return -1;
         }
     dst->oom |= src->oom;

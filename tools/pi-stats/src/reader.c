@@ -324,8 +324,7 @@ static PIS_ALWAYS_INLINE struct walk walk_records(struct pis_reader *r,
         if (!sz)
             break;
         ev = h & TRC_EVENT_MASK;
-        /* rec_check saw class bits */
-        cs->by_class[__builtin_ctz(ev >> 16)]++;
+        cs->by_class[pis_class_index(ev)]++;
         if (h & TRC_TSC_FLAG) {
             tsc = pis_ldtsc(p + q + 4, sw);
             if (tsc < last) {
