@@ -106,20 +106,28 @@ static void list_add(struct pis_pi *p, const struct pis_rec *rec)
     sample(p, PIS_M_LIST_LEN, list, len, rec, rec->tsc);
 }
 
-static void list_move(struct pis_pi *p, const struct pis_rec *rec)
+/* A list length in word 3 for the list of the pCPU in word 2
+ * (PI_LIST_MOVE: to_pcpu; legacy BLOCK_LIST: pcpu), counted in *n. */
+static void list_in_word2(struct pis_pi *p, const struct pis_rec *rec,
+                          uint64_t *n)
 {
-    uint32_t to = rec->nwords < 4 ? 0 : pis_rec_w(rec, 2);
+    uint32_t pcpu;
 
-    if (rec->nwords < 4 || to >= PIS_MAX_CPUS) {
+    if (rec->nwords < 4) {
         p->c.malformed++;
         return;
     }
-    if (!allowed(p, to)) {
+    pcpu = pis_rec_w(rec, 2);
+    if (pcpu >= PIS_MAX_CPUS) {
+        p->c.malformed++;
+        return;
+    }
+    if (!allowed(p, pcpu)) {
         p->c.filtered_out++;
         return;
     }
-    p->c.list_move++;
-    sample(p, PIS_M_LIST_LEN, to, pis_rec_w(rec, 3), rec, rec->tsc);
+    (*n)++;
+    sample(p, PIS_M_LIST_LEN, pcpu, pis_rec_w(rec, 3), rec, rec->tsc);
 }
 
 static void wakeup(struct pis_pi *p, const struct pis_rec *rec)
@@ -136,22 +144,6 @@ static void wakeup(struct pis_pi *p, const struct pis_rec *rec)
     p->c.woken += pis_rec_w(rec, 1);
     sample(p, PIS_M_WAKE_WALKED, rec->cpu, pis_rec_w(rec, 0), rec, rec->tsc);
     sample(p, PIS_M_WAKE_CYCLES, rec->cpu, pis_rec_w(rec, 2), rec, rec->tsc);
-}
-
-static void old_block(struct pis_pi *p, const struct pis_rec *rec)
-{
-    uint32_t pcpu = rec->nwords < 4 ? 0 : pis_rec_w(rec, 2);
-
-    if (rec->nwords < 4 || pcpu >= PIS_MAX_CPUS) {
-        p->c.malformed++;
-        return;
-    }
-    if (!allowed(p, pcpu)) {
-        p->c.filtered_out++;
-        return;
-    }
-    p->c.legacy_block++;
-    sample(p, PIS_M_LIST_LEN, pcpu, pis_rec_w(rec, 3), rec, rec->tsc);
 }
 
 static void old_start(struct pis_pi *p, const struct pis_rec *rec)
@@ -227,10 +219,10 @@ void pis_pi_record(struct pis_pi *p, const struct pis_rec *rec)
     case PI_EVT_LIST_MOVE:
         if (!rec->has_tsc)
             p->c.no_tsc++;
-        list_move(p, rec);
+        list_in_word2(p, rec, &p->c.list_move);
         return;
     case PI_EVT_OLD_BLOCK:
-        old_block(p, rec);
+        list_in_word2(p, rec, &p->c.legacy_block);
         return;
     case PI_EVT_OLD_WSTART:
         old_start(p, rec);
