@@ -353,9 +353,9 @@ check_topo() {
     fi
     line=$(diff <(echo "$want") <(echo "$got") | grep -E '^[<>]' | head -n2 | tr '\n' ' ')
     if [ "$(echo "$want" | wc -l)" != "$(echo "$got" | wc -l)" ]; then
-        fail "$c" "guest shows $(echo "$got" | grep -c .) CPUs, want $(echo "$want" | wc -l) (diff: $line)"
+        fail "$c" "guest shows $(echo "$got" | grep -c .) CPUs, want $(echo "$want" | wc -l) (diff: $line)$tries"
     else
-        fail "$c" "topology differs (< want, > got): $line"
+        fail "$c" "topology differs (< want, > got): $line$tries"
     fi
 }
 
