@@ -44,7 +44,7 @@ case_kind() {
 # then whatever their configuration (docs/e2e.md, "PVH guests under TCG").
 case_attempts() {
     case $1 in
-    pvh-*) echo 3 ;;
+    pvh-*) echo 5 ;;
     *) echo 1 ;;
     esac
 }
