@@ -40,17 +40,15 @@ if [ ! -x "$XENALYZE" ]; then
     have_xa=0
 fi
 
-# time_runs N CMD... -> sets BEST_US MEDIAN_US RC LAST_ERR
+# time_run CMD... -> sets US RC LAST_ERR
 # timeit (bench/timeit.c) spawns and waits with no shell or date(1) in the
-# timed interval: one untimed warm-up, then N runs; $work/err keeps the
-# last run's stderr.
-time_runs() {
-    local n=$1; shift
+# timed interval: one untimed warm-up, then one timed run; $work/err keeps
+# its stderr.
+time_run() {
     local out
-    out=$("$TIMEIT" -e "$work/err" "$n" "$@") || {
+    out=$("$TIMEIT" -e "$work/err" 1 "$@") || {
         echo "bench: timeit failed: $*" >&2; exit 1; }
-    BEST_US=$(sed -n 's/.*best_us=\([0-9]*\).*/\1/p' <<<"$out")
-    MEDIAN_US=$(sed -n 's/.*median_us=\([0-9]*\).*/\1/p' <<<"$out")
+    US=$(sed -n 's/.*best_us=\([0-9]*\).*/\1/p' <<<"$out")
     RC=$(sed -n 's/.*rc=\([0-9]*\).*/\1/p' <<<"$out")
     LAST_ERR=$(grep -m1 -E 'FATAL|error|Error' "$work/err" | cut -c1-100)
 }
@@ -84,14 +82,14 @@ bench() { # label file rounds
     echo
     echo "($label) $(basename "$f"): $bytes bytes, best of $n rounds"
     for ((i = 0; i < n; i++)); do
-        time_runs 1 "$HDRWALK" "$f"
-        hw+=("$BEST_US")
-        time_runs 1 "$PI_STATS" -q "$f"
-        pi+=("$BEST_US")
+        time_run "$HDRWALK" "$f"
+        hw+=("$US")
+        time_run "$PI_STATS" -q "$f"
+        pi+=("$US")
         pi_rc=$RC
         if [ $have_xa = 1 ]; then
-            time_runs 1 "$XENALYZE" --summary "$f"
-            xa+=("$BEST_US")
+            time_run "$XENALYZE" --summary "$f"
+            xa+=("$US")
             xa_rc=$RC
             xa_err=$LAST_ERR
         fi
