@@ -67,6 +67,10 @@ int pis_reader_init(struct pis_reader *r, pis_rec_fn on_rec,
     r->on_batch = on_batch;
     r->on_diag = on_diag;
     r->ctx = ctx;
+    for (uint32_t c = 0; c < sizeof(r->class_of); c++)
+        r->class_of[c] = (unsigned char)pis_class_index(c << 16);
+    for (unsigned s = 0; s <= PIS_WANT_MAX; s++)
+        r->bat_end[s] = r->bat[s];
     return lk_build(r);
 }
 
@@ -253,26 +257,41 @@ static void look(struct pis_reader *r, const unsigned char *q, uint32_t h,
     r->on_rec(r->ctx, &rec);
 }
 
-/* Hand over the records collected since the last flush. */
-static void flush(struct pis_reader *r, const unsigned char *p, uint32_t cpu,
-                  uint64_t base, int sw)
+/* Hand over the records collected since the last flush; returns how many
+ * records were walked since then (slot 0 included). */
+static uint64_t flush(struct pis_reader *r, const unsigned char *p,
+                      uint32_t cpu, uint64_t base, int sw)
 {
-    r->nbat[0] = 0;
+    uint64_t n = (uint64_t)(r->bat_end[0] - r->bat[0]);
+
+    r->bat_end[0] = r->bat[0];
     for (unsigned i = 0; i < r->nwant; i++) {
         struct pis_batch b;
-        if (!r->nbat[i + 1])
+        if (r->bat_end[i + 1] == r->bat[i + 1])
             continue;
         b.win = p;
         b.win_offset = base;
         b.at = r->bat[i + 1];
-        b.n = r->nbat[i + 1];
+        b.n = (size_t)(r->bat_end[i + 1] - r->bat[i + 1]);
         b.event = r->want_evt[i];
         b.cpu = cpu;
         b.swapped = sw;
-        r->nbat[i + 1] = 0;
+        r->bat_end[i + 1] = r->bat[i + 1];
+        n += b.n;
         if (r->on_batch)
             r->on_batch(r->ctx, &b);
     }
+    return n;
+}
+
+/* Records collected since the last flush. */
+static size_t pending(const struct pis_reader *r)
+{
+    size_t n = 0;
+
+    for (unsigned s = 0; s <= r->nwant; s++)
+        n += (size_t)(r->bat_end[s] - r->bat[s]);
+    return n;
 }
 
 /* The TSC of the first record with one among the whole records in
@@ -284,6 +303,12 @@ static uint64_t first_tsc(const unsigned char *p, size_t stop, int sw)
             return pis_ldtsc(p + q + 4, sw);
     return 0;
 }
+
+/* Records are whole words, so a stretch of PIS_BATCH bytes holds at most
+ * PIS_BATCH / 4 of them: the walk goes a stretch at a time and flushes
+ * when what it collected might not take another stretch -- no count per
+ * record. */
+#define STRETCH PIS_BATCH
 
 /* Walk and account the records of one accepted window.  Instantiated per
  * byte order and for whole or cut windows (sw and whole constant), so the
@@ -311,47 +336,57 @@ static PIS_ALWAYS_INLINE struct walk walk_records(struct pis_reader *r,
     if (whole)
         have = size;
     while (q < have) {
-        uint32_t h, sz, ev;
-        unsigned code, i, s;
-        uint64_t tsc = 0;
-        if (!whole && have - q < 4) {
-            w.end = WALK_SHORT;
-            break;
-        }
-        PIS_PREFETCH(p + q + PIS_PREFETCH_AHEAD);
-        h = pis_ld32o(p + q, sw);
-        sz = rec_check(h, size - q, have - q, &w);
-        if (!sz)
-            break;
-        ev = h & TRC_EVENT_MASK;
-        cs->by_class[pis_class_index(ev)]++;
-        if (h & TRC_TSC_FLAG) {
-            tsc = pis_ldtsc(p + q + 4, sw);
-            if (tsc < last) {
-                r->st.tsc_backwards++;
-                diag(r, PIS_DIAG_TSC_BACK, base + q,
-                     "TSC goes backwards on cpu %u (%llu after %llu)", cpu,
-                     (unsigned long long)tsc, (unsigned long long)last);
-                tmin = tsc < tmin ? tsc : tmin;
-                tmax = last > tmax ? last : tmax;
+        size_t end = have - q > STRETCH ? q + STRETCH : have;
+
+        while (q < end) {
+            uint32_t h, sz, ev;
+            unsigned code, i, cls;
+            uint64_t tsc = 0;
+            if (!whole && have - q < 4) {
+                w.end = WALK_SHORT;
+                goto done;
             }
-            last = tsc;
-        } else {
-            notsc++;
+            PIS_PREFETCH(p + q + PIS_PREFETCH_AHEAD);
+            h = pis_ld32o(p + q, sw);
+            ev = h & TRC_EVENT_MASK;
+            cls = r->class_of[ev >> 16];
+            sz = pis_rec_size(h);
+            if (cls == PIS_NCLASS - 1 || ev == TRC_CPU_CHANGE_EVT ||
+                sz > size - q || (!whole && sz > have - q)) {
+                (void)rec_check(h, size - q, have - q, &w);
+                goto done;
+            }
+            cs->by_class[cls]++;
+            if (h & TRC_TSC_FLAG) {
+                tsc = pis_ldtsc(p + q + 4, sw);
+                if (tsc < last) {
+                    r->st.tsc_backwards++;
+                    diag(r, PIS_DIAG_TSC_BACK, base + q,
+                         "TSC goes backwards on cpu %u (%llu after %llu)",
+                         cpu, (unsigned long long)tsc,
+                         (unsigned long long)last);
+                    tmin = tsc < tmin ? tsc : tmin;
+                    tmax = last > tmax ? last : tmax;
+                }
+                last = tsc;
+            } else {
+                notsc++;
+            }
+            /* No branch on what the record is: a batched record's offset
+             * goes to its slot, any other's to slot 0, which nobody
+             * reads. */
+            i = lk_index(mul, ev);
+            code = r->lk_code[i] & -(unsigned)(r->lk_evt[i] == ev);
+            *r->bat_end[code & LK_SLOT]++ = (uint32_t)q;
+            if (code & LK_LOOK)
+                look(r, p + q, h, tsc, cpu, base + q, code, sw);
+            q += sz;
         }
-        /* No branch on what the record is: a batched record's offset goes
-         * to its slot, any other's to slot 0, which nobody reads. */
-        i = lk_index(mul, ev);
-        code = r->lk_code[i] & -(unsigned)(r->lk_evt[i] == ev);
-        s = code & LK_SLOT;
-        r->bat[s][r->nbat[s]++] = (uint32_t)q;
-        if (code & LK_LOOK)
-            look(r, p + q, h, tsc, cpu, base + q, code, sw);
-        if (++nrec % PIS_BATCH == 0)
-            flush(r, p, cpu, base, sw);
-        q += sz;
+        if (pending(r) > PIS_BATCH - STRETCH / 4)
+            nrec += flush(r, p, cpu, base, sw);
     }
-    flush(r, p, cpu, base, sw);
+ done:
+    nrec += flush(r, p, cpu, base, sw);
     if (w.end == WALK_OK && have < size)
         w.end = WALK_SHORT;
     w.stop = q;

@@ -110,8 +110,7 @@ typedef void (*pis_diag_fn)(void *ctx, enum pis_diag_kind kind,
 /* Events a reader looks up per record: the wanted ones and its own. */
 #define PIS_WANT_MAX   16
 #define PIS_LOOKUP     256      /* slots of the event table (hashed) */
-#define PIS_BATCH      1024     /* records collected per flush at most
-                                 * (a power of two) */
+#define PIS_BATCH      1024     /* records collected per flush at most */
 
 struct pis_reader {
     pis_rec_fn on_rec;
@@ -127,10 +126,13 @@ struct pis_reader {
     uint32_t hash_mul;
     uint32_t lk_evt[PIS_LOOKUP];
     unsigned char lk_code[PIS_LOOKUP];
+    /* The class index (pis_class_index) of each value of the class bits. */
+    unsigned char class_of[1u << 12];
     /* Offsets of the records collected since the last flush, per batched
-     * event (slot 1 + its index in want_evt; slot 0 takes the rest). */
+     * event (slot 1 + its index in want_evt; slot 0 takes the rest), and
+     * where the next one goes. */
     uint32_t bat[PIS_WANT_MAX + 1][PIS_BATCH];
-    uint32_t nbat[PIS_WANT_MAX + 1];
+    uint32_t *bat_end[PIS_WANT_MAX + 1];
     struct pis_cpu_stats *cpu;  /* PIS_MAX_CPUS entries */
     struct pis_read_stats st;
     uint64_t pos;               /* absolute offset of the next byte */
