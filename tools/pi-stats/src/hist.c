@@ -325,8 +325,6 @@ static int later(int f1, uint64_t o1, int f2, uint64_t o2)
 static void note(struct pis_hist *h, uint64_t v, int has_tsc, uint64_t tsc,
                  uint64_t offset, int file)
 {
-    if (h->count == 0 || v < h->min)
-        h->min = v;
     if (h->count == 0 || v > h->max ||
         (v == h->max && later(h->max_file, h->max_offset, file, offset))) {
         h->max = v;
@@ -385,7 +383,6 @@ void pis_hist_put_begin(struct pis_hist *h, struct pis_hist_put *c)
 {
     memset(c, 0, sizeof(*c));
     c->h = h;
-    c->lo = UINT32_MAX;
     /* below the store's maximum nothing can move it; one equal to it may
      * come from an earlier place (put_end compares) */
     c->top = h->count ? h->max : 0;
@@ -397,21 +394,19 @@ void pis_hist_put_begin(struct pis_hist *h, struct pis_hist_put *c)
 
 void pis_hist_put_slow(struct pis_hist_put *c, uint32_t x)
 {
-    if (add_buf(c->h, x))
+    if (add_buf(c->h, x)) {
         c->rc = -1;
-    else
-        c->stored++;
+        c->lost++;
+    }
 }
 
-int pis_hist_put_end(struct pis_hist_put *c, pis_where_fn where,
+int pis_hist_put_end(struct pis_hist_put *c, uint64_t n, pis_where_fn where,
                      const void *ctx)
 {
     struct pis_hist *h = c->h;
 
-    if (!c->stored)
+    if (n == c->lost)
         return c->rc;
-    if (h->count == 0 || c->lo < h->min)
-        h->min = c->lo;
     if (c->any_top) {           /* then c->hi >= h->max */
         struct pis_where at;
         where(ctx, c->imax, &at);
@@ -424,7 +419,7 @@ int pis_hist_put_end(struct pis_hist_put *c, pis_where_fn where,
             h->max_file = at.file;
         }
     }
-    h->count += c->stored;
+    h->count += n - c->lost;
     return c->rc;
 }
 
@@ -525,8 +520,6 @@ int pis_hist_merge(struct pis_hist *dst, const struct pis_hist *src)
     free(sv);
     if (rc)
         return -1;
-    if (cnt == 0 || src->min < dst->min)
-        dst->min = src->min;
     if (cnt == 0 || src->max > dst->max ||
         (src->max == dst->max && later(dst->max_file, dst->max_offset,
                                        src->max_file, src->max_offset))) {

@@ -18,8 +18,8 @@
  *    counter holds goes on through the buffer to the sorted array;
  *  - wider values are merged into the sorted array directly (rare).
  * Memory grows with the number of distinct values, not with the number of
- * samples.  Percentiles are exact (no sampling).  Also keeps where the
- * maximum happened.
+ * samples.  Percentiles are exact (no sampling); the minimum is the
+ * sample of rank 1.  Also keeps where the maximum happened.
  */
 #ifndef PIS_HIST_H
 #define PIS_HIST_H
@@ -49,7 +49,7 @@ struct pis_hist {
     uint32_t *buf;              /* pending 32-bit samples, unsorted */
     size_t nbuf, bufcap;
     uint64_t count;             /* samples */
-    uint64_t min, max;
+    uint64_t max;
     uint64_t max_tsc;           /* TSC of the first sample equal to max */
     uint64_t max_offset;        /* its byte offset */
     int max_has_tsc;
@@ -62,14 +62,14 @@ void pis_hist_free(struct pis_hist *h);
  * sample is then lost). */
 int pis_hist_add(struct pis_hist *h, uint64_t v, uint64_t n, int has_tsc,
                  uint64_t tsc, uint64_t offset, int file);
-/* pis_hist_add of one sample, the common case inline: a value within
- * [min, max] that does not move where the maximum happened (not equal to
- * it, or from a later place), and fits a small counter or the buffer.
+/* pis_hist_add of one sample, the common case inline: a value up to the
+ * maximum that does not move where the maximum happened (not equal to it,
+ * or from a later place), and fits a small counter or the buffer.
  * Anything else goes to pis_hist_add. */
 static inline int pis_hist_add1(struct pis_hist *h, uint64_t v, int has_tsc,
                                 uint64_t tsc, uint64_t offset, int file)
 {
-    if (h->count && v >= h->min && v <= h->max &&
+    if (h->count && v <= h->max &&
         (v < h->max || file > h->max_file ||
          (file == h->max_file && offset >= h->max_offset))) {
         if (v < PIS_HIST_SMALL) {
@@ -97,19 +97,21 @@ typedef void (*pis_where_fn)(const void *ctx, size_t i, struct pis_where *w);
 /* Adding 32-bit samples from a loop of the caller's, in input order, with
  * no call and no array in between: pis_hist_put_begin, pis_hist_put for
  * each sample (the common cases inline: a small value counted in place,
- * another one buffered), pis_hist_put_end.  The counts, minimum and
- * maximum are folded in at the end; the caller names each sample by an
- * index of its own (ascending), and where(ctx, index) is asked at most
- * once, about the first sample equal to the batch's maximum, when that
- * may become the store's.  Nothing else may touch the store meanwhile. */
+ * another one buffered), pis_hist_put_end with the number of samples put.
+ * The count and the maximum are folded in at the end, so that nothing is
+ * counted per sample in memory (each such count would wait for the one
+ * before); the caller names each sample by an index of its own
+ * (ascending), and where(ctx, index) is asked at most once, about the
+ * first sample equal to the batch's maximum, when that may become the
+ * store's.  Nothing else may touch the store meanwhile. */
 struct pis_hist_put {
     struct pis_hist *h;
     uint64_t *small;
     uint32_t nsmall;            /* PIS_HIST_SMALL, or 0 without counters */
-    uint32_t lo, hi;            /* hi: valid when any_top */
+    uint32_t hi;                /* valid when any_top */
     size_t imax;                /* caller's index of the first maximum */
     uint64_t top;               /* samples below cannot be the maximum */
-    uint64_t stored;
+    uint64_t lost;              /* samples not stored (out of memory) */
     int any_top;
     int rc;                     /* -1: out of memory, samples lost */
 };
@@ -135,23 +137,21 @@ static inline void pis_hist_put(struct pis_hist_put *c, uint32_t x,
 
     if (x >= c->top)
         pis_hist_put_top(c, x, index);
-    c->lo = x < c->lo ? x : c->lo;
     if (x < c->nsmall) {
         c->small[x]++;
-        c->stored++;
     } else if (h->nbuf < h->bufcap) {
         /* counted in wide counters at a flush, thousands in a row: in
          * place now, each would miss the cache once the counters of many
          * pCPUs outgrow it */
         h->buf[h->nbuf++] = x;
-        c->stored++;
     } else {
         pis_hist_put_slow(c, x);
     }
 }
 
-/* Returns 0, or -1 when out of memory (samples were lost). */
-int pis_hist_put_end(struct pis_hist_put *c, pis_where_fn where,
+/* n: the samples put since pis_hist_put_begin.  Returns 0, or -1 when out
+ * of memory (samples were lost). */
+int pis_hist_put_end(struct pis_hist_put *c, uint64_t n, pis_where_fn where,
                      const void *ctx);
 
 /* Fold the small counters and the buffer into the wide counters and the

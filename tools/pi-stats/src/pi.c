@@ -256,11 +256,11 @@ static void where_in_batch(const void *ctx, size_t i, struct pis_where *w)
 
 /* End a batch of samples into the histogram of metric m on pCPU cpu:
  * one that stayed empty goes (hist_of made it for nothing). */
-static void put_end(struct pis_pi *p, struct pis_hist_put *c,
+static void put_end(struct pis_pi *p, struct pis_hist_put *c, uint64_t n,
                     const struct batch_where *bw, enum pis_metric_id m,
                     uint32_t cpu)
 {
-    if (pis_hist_put_end(c, where_in_batch, bw))
+    if (pis_hist_put_end(c, n, where_in_batch, bw))
         p->oom = 1;
     if (!p->m[m].cpu[cpu]->count) {
         pis_hist_free(p->m[m].cpu[cpu]);
@@ -269,64 +269,78 @@ static void put_end(struct pis_pi *p, struct pis_hist_put *c,
     }
 }
 
-/* A record's header and extra words, from its index in a batch. */
-static PIS_ALWAYS_INLINE uint32_t batch_hdr(const struct pis_batch *b,
-                                            size_t i,
-                                            const unsigned char **data,
-                                            int sw)
-{
-    const unsigned char *q = b->win + b->at[i];
-    uint32_t h = pis_ld32o(q, sw);
+/* The header of a record as the hypervisor writes it: with a TSC and
+ * exactly n words.  A batch loop tests for it alone and looks at any
+ * other header field by field (odd_hdr). */
+#define HV_HDR(ev, n) ((ev) | TRC_TSC_FLAG | ((uint32_t)(n) << TRC_EXTRA_SHIFT))
 
-    *data = q + 4 + ((h >> 31) << 3);
-    return h;
+/* A record with a header other than HV_HDR: counts it in *no_tsc when it
+ * has no TSC; returns its extra words, or NULL when it has fewer than
+ * min_words (malformed). */
+static inline const unsigned char *odd_hdr(const unsigned char *q, uint32_t h,
+                                           unsigned min_words,
+                                           uint64_t *no_tsc)
+{
+    *no_tsc += !(h & TRC_TSC_FLAG);
+    if (((h >> TRC_EXTRA_SHIFT) & TRC_EXTRA_MASK) < min_words)
+        return NULL;
+    return q + 4 + ((h >> 31) << 3);
 }
 
 /* PI_WAKEUP records of one window: all samples go to the same pCPU's
  * histograms, counted as the records are read.  The batch loops are
- * instantiated per byte order (sw constant), like the reader's walk. */
+ * instantiated per byte order (sw constant), like the reader's walk, and
+ * keep what they read out of memory until the end (a running sum in
+ * memory would make each record wait for the one before). */
 static PIS_ALWAYS_INLINE void wakeup_batch(struct pis_pi *p,
                                            const struct pis_batch *b, int sw)
 {
+    const uint32_t hv = HV_HDR(PI_EVT_WAKEUP, 3);
     struct batch_where bw = { b, p->file, 0 };
-    struct pis_hist *hw = NULL, *hc = NULL;
+    const unsigned char *win = b->win;
+    const uint32_t *at = b->at;
+    size_t nb = b->n;
+    struct pis_hist *hw, *hc;
     struct pis_hist_put walked, cycles;
-    uint64_t woken = 0, no_tsc = 0, bad = 0, n = 0;
-    int take = allowed(p, b->cpu);
+    uint64_t woken = 0, no_tsc = 0, bad = 0, n;
 
-    if (take) {
-        hw = hist_of(p, PIS_M_WAKE_WALKED, b->cpu);
-        hc = hist_of(p, PIS_M_WAKE_CYCLES, b->cpu);
-        if (!hw || !hc)
-            return;
-        pis_hist_put_begin(hw, &walked);
-        pis_hist_put_begin(hc, &cycles);
+    if (!allowed(p, b->cpu)) {
+        for (size_t i = 0; i < nb; i++) {
+            const unsigned char *q = win + at[i];
+            uint32_t h = pis_ld32o(q, sw);
+            bad += h != hv && !odd_hdr(q, h, 3, &no_tsc);
+        }
+        p->c.no_tsc += no_tsc;
+        p->c.malformed += bad;
+        p->c.filtered_out += nb - bad;
+        return;
     }
-    for (size_t i = 0; i < b->n; i++) {
-        const unsigned char *d;
-        uint32_t h = batch_hdr(b, i, &d, sw);
-        no_tsc += !(h & TRC_TSC_FLAG);
-        if (((h >> TRC_EXTRA_SHIFT) & TRC_EXTRA_MASK) < 3) {
+    hw = hist_of(p, PIS_M_WAKE_WALKED, b->cpu);
+    hc = hist_of(p, PIS_M_WAKE_CYCLES, b->cpu);
+    if (!hw || !hc)
+        return;
+    pis_hist_put_begin(hw, &walked);
+    pis_hist_put_begin(hc, &cycles);
+    for (size_t i = 0; i < nb; i++) {
+        const unsigned char *d = win + at[i];
+        uint32_t h = pis_ld32o(d, sw);
+        if (h == hv) {
+            d += 12;
+        } else if (!(d = odd_hdr(d, h, 3, &no_tsc))) {
             bad++;
             continue;
         }
-        n++;
-        if (!take)
-            continue;
         woken += pis_ld32o(d + 4, sw);
         pis_hist_put(&walked, pis_ld32o(d, sw), i);
         pis_hist_put(&cycles, pis_ld32o(d + 8, sw), i);
     }
+    n = nb - bad;
     p->c.no_tsc += no_tsc;
     p->c.malformed += bad;
-    if (!take) {
-        p->c.filtered_out += n;
-        return;
-    }
     p->c.wakeup += n;
     p->c.woken += woken;
-    put_end(p, &walked, &bw, PIS_M_WAKE_WALKED, b->cpu);
-    put_end(p, &cycles, &bw, PIS_M_WAKE_CYCLES, b->cpu);
+    put_end(p, &walked, n, &bw, PIS_M_WAKE_WALKED, b->cpu);
+    put_end(p, &cycles, n, &bw, PIS_M_WAKE_CYCLES, b->cpu);
 }
 
 /* PI_LIST_ADD records of one window: lengths of the window's own pCPU's
@@ -336,23 +350,28 @@ static PIS_ALWAYS_INLINE void list_add_batch(struct pis_pi *p,
                                              const struct pis_batch *b,
                                              int sw)
 {
+    const uint32_t hv = HV_HDR(PI_EVT_LIST_ADD, 4);
     struct batch_where len_w = { b, p->file, 0 }, lim_w = { b, p->file, 1 };
     struct pis_hist *own = hist_of(p, PIS_M_LIST_LEN, b->cpu);
+    const unsigned char *win = b->win;
+    const uint32_t *at = b->at;
+    size_t nb = b->n;
     struct pis_hist_put len, lim;
     uint32_t other[PIS_BATCH];
     uint64_t no_tsc = 0, bad = 0, filtered = 0, spilled = 0, unbounded = 0;
-    uint64_t over = 0, adds = 0;
+    uint64_t over = 0, adds;
     size_t nother = 0;
 
     if (!own)
         return;
     pis_hist_put_begin(own, &len);
     pis_hist_put_begin(&p->limits, &lim);
-    for (size_t i = 0; i < b->n; i++) {
-        const unsigned char *d;
-        uint32_t h = batch_hdr(b, i, &d, sw), home, list, limit, l;
-        no_tsc += !(h & TRC_TSC_FLAG);
-        if (((h >> TRC_EXTRA_SHIFT) & TRC_EXTRA_MASK) < 4) {
+    for (size_t i = 0; i < nb; i++) {
+        const unsigned char *d = win + at[i];
+        uint32_t h = pis_ld32o(d, sw), home, list, limit, l;
+        if (h == hv) {
+            d += 12;
+        } else if (!(d = odd_hdr(d, h, 4, &no_tsc))) {
             bad++;
             continue;
         }
@@ -368,7 +387,6 @@ static PIS_ALWAYS_INLINE void list_add_batch(struct pis_pi *p,
             filtered++;
             continue;
         }
-        adds++;
         spilled += home != list;
         unbounded += limit == 0;
         over += limit && l > limit;
@@ -378,6 +396,7 @@ static PIS_ALWAYS_INLINE void list_add_batch(struct pis_pi *p,
         else
             other[nother++] = (uint32_t)i;
     }
+    adds = nb - bad - filtered;
     p->c.no_tsc += no_tsc;
     p->c.malformed += bad;
     p->c.filtered_out += filtered;
@@ -385,8 +404,8 @@ static PIS_ALWAYS_INLINE void list_add_batch(struct pis_pi *p,
     p->c.spilled_adds += spilled;
     p->c.unbounded_adds += unbounded;
     p->c.over_limit_adds += over;
-    put_end(p, &len, &len_w, PIS_M_LIST_LEN, b->cpu);
-    if (pis_hist_put_end(&lim, where_in_batch, &lim_w))
+    put_end(p, &len, adds - nother, &len_w, PIS_M_LIST_LEN, b->cpu);
+    if (pis_hist_put_end(&lim, adds, where_in_batch, &lim_w))
         p->oom = 1;
     for (size_t k = 0; k < nother; k++) {
         struct pis_rec rec;

@@ -87,7 +87,7 @@ int pis_summarize(const struct pis_hist *h, struct pis_summary *s,
                   struct pis_vc **vc, size_t *nvc)
 {
     static const unsigned pct[] = { 5000, 9000, 9900, 9990 };
-    uint64_t rank[4], at[4];
+    uint64_t rank[5] = { 1 }, at[5];
 
     memset(s, 0, sizeof(*s));
     if (vc) {
@@ -99,8 +99,8 @@ int pis_summarize(const struct pis_hist *h, struct pis_summary *s,
     if (vc && !(*vc = pis_hist_sorted(h, nvc)))
         return -1;
     for (unsigned i = 0; i < 4; i++)
-        rank[i] = pis_rank(h->count, pct[i]);
-    if (pis_hist_at_ranks(h, rank, 4, at)) {
+        rank[i + 1] = pis_rank(h->count, pct[i]);
+    if (pis_hist_at_ranks(h, rank, 5, at)) {
         if (vc) {
             free(*vc);
             *vc = NULL;
@@ -108,15 +108,15 @@ int pis_summarize(const struct pis_hist *h, struct pis_summary *s,
         return -1;
     }
     s->count = h->count;
-    s->min = h->min;
+    s->min = at[0];
     s->max = h->max;
     s->max_tsc = h->max_tsc;
     s->max_offset = h->max_offset;
     s->max_has_tsc = h->max_has_tsc;
     s->max_file = h->max_file;
-    s->p50 = at[0];
-    s->p90 = at[1];
-    s->p99 = at[2];
-    s->p999 = at[3];
+    s->p50 = at[1];
+    s->p90 = at[2];
+    s->p99 = at[3];
+    s->p999 = at[4];
     return 0;
 }
