@@ -6,6 +6,14 @@
 
 #include "reader.h"
 
+/* Offsets of the records of one window collected since its last flush,
+ * per batched event (slot 1 + its index in want_evt; slot 0 takes the
+ * rest), and where the next one goes. */
+struct pis_slots {
+    uint32_t at[PIS_WANT_MAX + 1][PIS_BATCH];
+    uint32_t *end[PIS_WANT_MAX + 1];
+};
+
 /* Codes in the event table. */
 #define LK_SLOT     0x1fu       /* batch slot: 1 + index in want_evt */
 #define LK_LOOK     0x40u       /* the reader has something to do with it */
@@ -61,23 +69,29 @@ int pis_reader_init(struct pis_reader *r, pis_rec_fn on_rec,
 {
     memset(r, 0, sizeof(*r));
     r->cpu = calloc(PIS_MAX_CPUS, sizeof(*r->cpu));
-    if (!r->cpu)
+    r->slots = malloc(2 * sizeof(*r->slots));
+    if (!r->cpu || !r->slots) {
+        pis_reader_free(r);
         return -1;
+    }
     r->on_rec = on_rec;
     r->on_batch = on_batch;
     r->on_diag = on_diag;
     r->ctx = ctx;
     for (uint32_t c = 0; c < sizeof(r->class_of); c++)
         r->class_of[c] = (unsigned char)pis_class_index(c << 16);
-    for (unsigned s = 0; s <= PIS_WANT_MAX; s++)
-        r->bat_end[s] = r->bat[s];
+    for (unsigned k = 0; k < 2; k++)
+        for (unsigned s = 0; s <= PIS_WANT_MAX; s++)
+            r->slots[k].end[s] = r->slots[k].at[s];
     return lk_build(r);
 }
 
 void pis_reader_free(struct pis_reader *r)
 {
     free(r->cpu);
+    free(r->slots);
     r->cpu = NULL;
+    r->slots = NULL;
 }
 
 int pis_reader_want(struct pis_reader *r, uint32_t event, int batched)
@@ -257,26 +271,54 @@ static void look(struct pis_reader *r, const unsigned char *q, uint32_t h,
     r->on_rec(r->ctx, &rec);
 }
 
+/* One window being walked. */
+struct walker {
+    const unsigned char *p;     /* its first record */
+    uint64_t base;              /* the input offset of p */
+    uint32_t size, cpu;
+    size_t q;                   /* the next record */
+    struct walk w;
+    struct pis_slots *sl;
+    uint64_t last, tmin, tmax;  /* see walk_one */
+    uint64_t nrec, notsc;
+    uint64_t by_class[PIS_NCLASS];
+};
+
+static void walker_init(struct pis_reader *r, struct walker *wk,
+                        const unsigned char *p, uint32_t size, uint32_t cpu,
+                        uint64_t base, struct pis_slots *sl)
+{
+    memset(wk, 0, sizeof(*wk));
+    wk->p = p;
+    wk->base = base;
+    wk->size = size;
+    wk->cpu = cpu;
+    wk->w.end = WALK_OK;
+    wk->sl = sl;
+    wk->last = r->cpu[cpu].last_tsc;
+    wk->tmin = UINT64_MAX;
+}
+
 /* Hand over the records collected since the last flush; returns how many
  * records were walked since then (slot 0 included). */
-static uint64_t flush(struct pis_reader *r, const unsigned char *p,
-                      uint32_t cpu, uint64_t base, int sw)
+static uint64_t flush(struct pis_reader *r, const struct walker *wk, int sw)
 {
-    uint64_t n = (uint64_t)(r->bat_end[0] - r->bat[0]);
+    struct pis_slots *sl = wk->sl;
+    uint64_t n = (uint64_t)(sl->end[0] - sl->at[0]);
 
-    r->bat_end[0] = r->bat[0];
+    sl->end[0] = sl->at[0];
     for (unsigned i = 0; i < r->nwant; i++) {
         struct pis_batch b;
-        if (r->bat_end[i + 1] == r->bat[i + 1])
+        if (sl->end[i + 1] == sl->at[i + 1])
             continue;
-        b.win = p;
-        b.win_offset = base;
-        b.at = r->bat[i + 1];
-        b.n = (size_t)(r->bat_end[i + 1] - r->bat[i + 1]);
+        b.win = wk->p;
+        b.win_offset = wk->base;
+        b.at = sl->at[i + 1];
+        b.n = (size_t)(sl->end[i + 1] - sl->at[i + 1]);
         b.event = r->want_evt[i];
-        b.cpu = cpu;
+        b.cpu = wk->cpu;
         b.swapped = sw;
-        r->bat_end[i + 1] = r->bat[i + 1];
+        sl->end[i + 1] = sl->at[i + 1];
         n += b.n;
         if (r->on_batch)
             r->on_batch(r->ctx, &b);
@@ -284,13 +326,20 @@ static uint64_t flush(struct pis_reader *r, const unsigned char *p,
     return n;
 }
 
+/* Drop what a walk collected (its window turned out not to be one). */
+static void forget(struct pis_reader *r, struct pis_slots *sl)
+{
+    for (unsigned s = 0; s <= r->nwant; s++)
+        sl->end[s] = sl->at[s];
+}
+
 /* Records collected since the last flush. */
-static size_t pending(const struct pis_reader *r)
+static size_t pending(const struct pis_reader *r, const struct pis_slots *sl)
 {
     size_t n = 0;
 
     for (unsigned s = 0; s <= r->nwant; s++)
-        n += (size_t)(r->bat_end[s] - r->bat[s]);
+        n += (size_t)(sl->end[s] - sl->at[s]);
     return n;
 }
 
@@ -305,124 +354,183 @@ static uint64_t first_tsc(const unsigned char *p, size_t stop, int sw)
 }
 
 /* Records are whole words, so a stretch of PIS_BATCH bytes holds at most
- * PIS_BATCH / 4 of them: the walk goes a stretch at a time and flushes
+ * PIS_BATCH / 4 of them: a walk goes a stretch at a time and flushes
  * when what it collected might not take another stretch -- no count per
  * record. */
 #define STRETCH PIS_BATCH
+#define FULL (PIS_BATCH - STRETCH / 4)
 
-/* Walk and account the records of one accepted window.  Instantiated per
- * byte order and for whole or cut windows (sw and whole constant), so the
- * native walk tests nothing per word, and the walk of a whole window does
- * not test whether a header is there to read: records are whole words and
- * so is the window (see header_problem).
+/* Walk the record at wk->q: returns 1 when it was taken, 0 when the walk
+ * stops there (wk->w says why).  have: bytes present (for a cut window).
+ * A walk that is not live has no effect outside *wk that depends on the
+ * order of windows: it stops before a record that would have one (an
+ * error, a TSC step back, a record the reader looks at), and leaves it
+ * to the live walk that takes over later.  Instantiated per byte order,
+ * whole or cut window and liveness (sw, whole and live constant).
  *
  * A pCPU's last TSC is 0 until its first, so nothing is "backwards" of
  * it.  TSCs rise between the steps back: the least is the first or one
  * right after a step back, the greatest the last or one right before a
  * step back -- no min and max per record. */
-static PIS_ALWAYS_INLINE struct walk walk_records(struct pis_reader *r,
-                                                  const unsigned char *p,
-                                                  uint32_t size, size_t have,
-                                                  uint32_t cpu, uint64_t base,
-                                                  int sw, int whole)
+static PIS_ALWAYS_INLINE int walk_one(struct pis_reader *r, struct walker *wk,
+                                      size_t have, int sw, int whole,
+                                      int live)
 {
-    struct walk w = { WALK_OK, 0, NULL };
-    struct pis_cpu_stats *cs = &r->cpu[cpu];
-    size_t q = 0;
-    uint64_t last = cs->last_tsc, tmin = UINT64_MAX, tmax = 0;
-    uint64_t nrec = 0, notsc = 0;
-    const uint32_t mul = r->hash_mul;
+    const unsigned char *p = wk->p;
+    size_t q = wk->q;
+    uint32_t h, sz, ev;
+    unsigned code, i, cls;
+    uint64_t tsc = 0;
+    int back = 0;
 
-    if (whole)
-        have = size;
-    while (q < have) {
-        size_t end = have - q > STRETCH ? q + STRETCH : have;
-
-        while (q < end) {
-            uint32_t h, sz, ev;
-            unsigned code, i, cls;
-            uint64_t tsc = 0;
-            if (!whole && have - q < 4) {
-                w.end = WALK_SHORT;
-                goto done;
-            }
-            PIS_PREFETCH(p + q + PIS_PREFETCH_AHEAD);
-            h = pis_ld32o(p + q, sw);
-            ev = h & TRC_EVENT_MASK;
-            cls = r->class_of[ev >> 16];
-            sz = pis_rec_size(h);
-            if (cls == PIS_NCLASS - 1 || ev == TRC_CPU_CHANGE_EVT ||
-                sz > size - q || (!whole && sz > have - q)) {
-                (void)rec_check(h, size - q, have - q, &w);
-                goto done;
-            }
-            cs->by_class[cls]++;
-            if (h & TRC_TSC_FLAG) {
-                tsc = pis_ldtsc(p + q + 4, sw);
-                if (tsc < last) {
-                    r->st.tsc_backwards++;
-                    diag(r, PIS_DIAG_TSC_BACK, base + q,
-                         "TSC goes backwards on cpu %u (%llu after %llu)",
-                         cpu, (unsigned long long)tsc,
-                         (unsigned long long)last);
-                    tmin = tsc < tmin ? tsc : tmin;
-                    tmax = last > tmax ? last : tmax;
-                }
-                last = tsc;
-            } else {
-                notsc++;
-            }
-            /* No branch on what the record is: a batched record's offset
-             * goes to its slot, any other's to slot 0, which nobody
-             * reads. */
-            i = lk_index(mul, ev);
-            code = r->lk_code[i] & -(unsigned)(r->lk_evt[i] == ev);
-            *r->bat_end[code & LK_SLOT]++ = (uint32_t)q;
-            if (code & LK_LOOK)
-                look(r, p + q, h, tsc, cpu, base + q, code, sw);
-            q += sz;
+    if (!whole && have - q < 4) {
+        if (live)
+            wk->w.end = WALK_SHORT;
+        return 0;
+    }
+    PIS_PREFETCH(p + q + PIS_PREFETCH_AHEAD);
+    h = pis_ld32o(p + q, sw);
+    ev = h & TRC_EVENT_MASK;
+    cls = r->class_of[ev >> 16];
+    sz = pis_rec_size(h);
+    if (cls == PIS_NCLASS - 1 || ev == TRC_CPU_CHANGE_EVT ||
+        sz > wk->size - q || (!whole && sz > have - q)) {
+        if (live)
+            (void)rec_check(h, wk->size - q, have - q, &wk->w);
+        return 0;
+    }
+    if (h & TRC_TSC_FLAG) {
+        tsc = pis_ldtsc(p + q + 4, sw);
+        back = tsc < wk->last;
+    }
+    /* No branch on what the record is: a batched record's offset goes to
+     * its slot, any other's to slot 0, which nobody reads. */
+    i = lk_index(r->hash_mul, ev);
+    code = r->lk_code[i] & -(unsigned)(r->lk_evt[i] == ev);
+    if (!live && (back || (code & LK_LOOK)))
+        return 0;
+    wk->by_class[cls]++;
+    if (h & TRC_TSC_FLAG) {
+        if (back) {
+            r->st.tsc_backwards++;
+            diag(r, PIS_DIAG_TSC_BACK, wk->base + q,
+                 "TSC goes backwards on cpu %u (%llu after %llu)", wk->cpu,
+                 (unsigned long long)tsc, (unsigned long long)wk->last);
+            wk->tmin = tsc < wk->tmin ? tsc : wk->tmin;
+            wk->tmax = wk->last > wk->tmax ? wk->last : wk->tmax;
         }
-        if (pending(r) > PIS_BATCH - STRETCH / 4)
-            nrec += flush(r, p, cpu, base, sw);
+        wk->last = tsc;
+    } else {
+        wk->notsc++;
+    }
+    *wk->sl->end[code & LK_SLOT]++ = (uint32_t)q;
+    if (code & LK_LOOK)
+        look(r, p + q, h, tsc, wk->cpu, wk->base + q, code, sw);
+    wk->q = q + sz;
+    return 1;
+}
+
+/* Walk the rest of a window, live, and hand over all it collected. */
+static PIS_ALWAYS_INLINE void walk_rest(struct pis_reader *r,
+                                        struct walker *wk, size_t have,
+                                        int sw, int whole)
+{
+    if (whole)
+        have = wk->size;
+    while (wk->w.end == WALK_OK && wk->q < have) {
+        size_t end = have - wk->q > STRETCH ? wk->q + STRETCH : have;
+
+        while (wk->q < end)
+            if (!walk_one(r, wk, have, sw, whole, 1))
+                goto done;
+        if (pending(r, wk->sl) > FULL)
+            wk->nrec += flush(r, wk, sw);
     }
  done:
-    nrec += flush(r, p, cpu, base, sw);
-    if (w.end == WALK_OK && have < size)
-        w.end = WALK_SHORT;
-    w.stop = q;
+    wk->nrec += flush(r, wk, sw);
+    if (wk->w.end == WALK_OK && have < wk->size)
+        wk->w.end = WALK_SHORT;
+    wk->w.stop = wk->q;
+}
 
-    cs->last_tsc = last;
-    cs->records += nrec;
-    cs->no_tsc += notsc;
-    r->st.records += nrec;
-    r->st.records_no_tsc += notsc;
-    if (nrec > notsc) {
-        uint64_t first = first_tsc(p, q, sw);
-        tmin = first < tmin ? first : tmin;
-        tmax = last > tmax ? last : tmax;
+/* Account a walked window in the pCPU's and the input's statistics. */
+static void walker_end(struct pis_reader *r, const struct walker *wk, int sw)
+{
+    struct pis_cpu_stats *cs = &r->cpu[wk->cpu];
+
+    for (unsigned k = 0; k < PIS_NCLASS; k++)
+        cs->by_class[k] += wk->by_class[k];
+    cs->last_tsc = wk->last;
+    cs->records += wk->nrec;
+    cs->no_tsc += wk->notsc;
+    r->st.records += wk->nrec;
+    r->st.records_no_tsc += wk->notsc;
+    if (wk->nrec > wk->notsc) {
+        uint64_t first = first_tsc(wk->p, wk->q, sw);
+        uint64_t tmin = first < wk->tmin ? first : wk->tmin;
+        uint64_t tmax = wk->last > wk->tmax ? wk->last : wk->tmax;
         if (!r->st.have_tsc || tmin < r->st.tsc_min)
             r->st.tsc_min = tmin;
         if (!r->st.have_tsc || tmax > r->st.tsc_max)
             r->st.tsc_max = tmax;
         r->st.have_tsc = 1;
     }
-    return w;
 }
 
-static struct walk walk_native(struct pis_reader *r, const unsigned char *p,
+/* Walk one window: instantiated per byte order and for whole or cut
+ * windows, so the native walk tests nothing per word, and the walk of a
+ * whole window does not test whether a header is there to read: records
+ * are whole words and so is the window (see header_problem). */
+static struct walk walk_window(struct pis_reader *r, const unsigned char *p,
                                uint32_t size, size_t avail, uint32_t cpu,
                                uint64_t base)
 {
-    return avail >= size ? walk_records(r, p, size, avail, cpu, base, 0, 1)
-                         : walk_records(r, p, size, avail, cpu, base, 0, 0);
+    struct walker wk;
+
+    walker_init(r, &wk, p, size, cpu, base, &r->slots[0]);
+    if (r->swapped && avail >= size)
+        walk_rest(r, &wk, avail, 1, 1);
+    else if (r->swapped)
+        walk_rest(r, &wk, avail, 1, 0);
+    else if (avail >= size)
+        walk_rest(r, &wk, avail, 0, 1);
+    else
+        walk_rest(r, &wk, avail, 0, 0);
+    walker_end(r, &wk, r->swapped);
+    return wk.w;
 }
 
-static struct walk walk_swapped(struct pis_reader *r, const unsigned char *p,
-                                uint32_t size, size_t avail, uint32_t cpu,
-                                uint64_t base)
+/* Two whole native windows of different pCPUs, b right after a: walked in
+ * turns, as far as b can go without effects that depend on the order of
+ * windows (see walk_one), so that each hides the other's wait for the
+ * next record header.  Then a is finished; b only once a proved sound.
+ * Returns whether b was walked through. */
+static int walk_pair(struct pis_reader *r, struct walker *a,
+                     struct walker *b)
 {
-    return avail >= size ? walk_records(r, p, size, avail, cpu, base, 1, 1)
-                         : walk_records(r, p, size, avail, cpu, base, 1, 0);
+    while (a->q < a->size && b->q < b->size) {
+        size_t ea = a->size - a->q > STRETCH ? a->q + STRETCH : a->size;
+        size_t eb = b->size - b->q > STRETCH ? b->q + STRETCH : b->size;
+
+        while (a->q < ea && b->q < eb)
+            if (!walk_one(r, a, a->size, 0, 1, 1) ||
+                !walk_one(r, b, b->size, 0, 1, 0))
+                goto done;
+        if (pending(r, a->sl) > FULL)
+            a->nrec += flush(r, a, 0);
+        if (pending(r, b->sl) > FULL)
+            break;              /* b cannot hand over before a is done */
+    }
+ done:
+    walk_rest(r, a, a->size, 0, 1);
+    walker_end(r, a, 0);
+    if (a->w.end != WALK_OK) {
+        forget(r, b->sl);
+        return 0;
+    }
+    walk_rest(r, b, b->size, 0, 1);
+    walker_end(r, b, 0);
+    return 1;
 }
 
 /* The host's byte order, as PIS_BO_*. */
@@ -509,18 +617,11 @@ static size_t step_resync(struct pis_reader *r, const unsigned char *buf,
     return consume(r, k);
 }
 
-static size_t step_window(struct pis_reader *r, const unsigned char *buf,
-                          size_t len, int eof, uint32_t cpu, uint32_t size)
+/* What is left to do once the window at r->pos (cpu, size; avail bytes
+ * of it present) was walked: returns the bytes consumed. */
+static size_t window_done(struct pis_reader *r, size_t len, uint32_t cpu,
+                          uint32_t size, size_t avail, struct walk w)
 {
-    size_t avail = len - 12;
-    struct walk w;
-
-    if (avail < size && !eof)
-        return 0;
-    r->st.windows++;
-    r->cpu[cpu].windows++;
-    w = r->swapped ? walk_swapped(r, buf + 12, size, avail, cpu, r->pos + 12)
-                   : walk_native(r, buf + 12, size, avail, cpu, r->pos + 12);
     switch (w.end) {
     case WALK_OK:
         return consume(r, 12 + (size_t)size);
@@ -542,6 +643,50 @@ static size_t step_window(struct pis_reader *r, const unsigned char *buf,
         start_resync(r, r->pos + 12 + w.stop, w.why);
         return consume(r, 12 + w.stop);
     }
+}
+
+/* A second whole window right after the first one (size bytes of
+ * records at buf + 12), of another pCPU, that the two can be walked in
+ * turns with: its size, or 0. */
+static uint32_t pair_with(const struct pis_reader *r,
+                          const unsigned char *buf, size_t len, uint32_t cpu,
+                          uint32_t size, uint32_t *cpu2)
+{
+    size_t at = 12 + (size_t)size;
+    uint32_t size2;
+
+    if (r->swapped || len < at + 12 ||
+        header_problem(buf + at, 0, cpu2, &size2) || *cpu2 == cpu ||
+        len - at - 12 < size2)
+        return 0;
+    return size2;
+}
+
+static size_t step_window(struct pis_reader *r, const unsigned char *buf,
+                          size_t len, int eof, uint32_t cpu, uint32_t size)
+{
+    size_t avail = len - 12, n;
+    struct walker a, b;
+    uint32_t cpu2, size2;
+
+    if (avail < size && !eof)
+        return 0;
+    r->st.windows++;
+    r->cpu[cpu].windows++;
+    size2 = avail >= size ? pair_with(r, buf, len, cpu, size, &cpu2) : 0;
+    if (!size2)
+        return window_done(r, len, cpu, size, avail,
+                           walk_window(r, buf + 12, size, avail, cpu,
+                                       r->pos + 12));
+    walker_init(r, &a, buf + 12, size, cpu, r->pos + 12, &r->slots[0]);
+    walker_init(r, &b, buf + 24 + size, size2, cpu2, r->pos + 24 + size,
+                &r->slots[1]);
+    if (!walk_pair(r, &a, &b))
+        return window_done(r, len, cpu, size, avail, a.w);
+    n = window_done(r, len, cpu, size, avail, a.w);
+    r->st.windows++;
+    r->cpu[cpu2].windows++;
+    return n + window_done(r, len - n, cpu2, size2, size2, b.w);
 }
 
 size_t pis_reader_step(struct pis_reader *r, const unsigned char *buf,

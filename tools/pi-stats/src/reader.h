@@ -110,7 +110,9 @@ typedef void (*pis_diag_fn)(void *ctx, enum pis_diag_kind kind,
 /* Events a reader looks up per record: the wanted ones and its own. */
 #define PIS_WANT_MAX   16
 #define PIS_LOOKUP     256      /* slots of the event table (hashed) */
-#define PIS_BATCH      1024     /* records collected per flush at most */
+#define PIS_BATCH      4096     /* records collected per flush at most */
+
+struct pis_slots;               /* records collected, see reader.c */
 
 struct pis_reader {
     pis_rec_fn on_rec;
@@ -128,11 +130,7 @@ struct pis_reader {
     unsigned char lk_code[PIS_LOOKUP];
     /* The class index (pis_class_index) of each value of the class bits. */
     unsigned char class_of[1u << 12];
-    /* Offsets of the records collected since the last flush, per batched
-     * event (slot 1 + its index in want_evt; slot 0 takes the rest), and
-     * where the next one goes. */
-    uint32_t bat[PIS_WANT_MAX + 1][PIS_BATCH];
-    uint32_t *bat_end[PIS_WANT_MAX + 1];
+    struct pis_slots *slots;    /* two: windows are walked in pairs */
     struct pis_cpu_stats *cpu;  /* PIS_MAX_CPUS entries */
     struct pis_read_stats st;
     uint64_t pos;               /* absolute offset of the next byte */
@@ -152,9 +150,9 @@ int pis_reader_init(struct pis_reader *r, pis_rec_fn on_rec,
 void pis_reader_free(struct pis_reader *r);
 /* Ask for the records with this exact event id.  batched = 0: each is
  * passed to on_rec as it is walked, so the client sees all such records
- * in file order.  batched = 1: they are passed to on_batch, at the end of
- * each window and every PIS_BATCH records, in file order among records of
- * the same event only.  LOST_RECORDS is always tracked by the reader and
+ * in file order.  batched = 1: they are passed to on_batch, at most
+ * PIS_BATCH at a time and all of a window's before the next window's, in
+ * file order among records of the same event only.  LOST_RECORDS is always tracked by the reader and
  * never batched; ask for it too if the client keeps pairing state.
  * Returns -1 when the table is full. */
 int pis_reader_want(struct pis_reader *r, uint32_t event, int batched);
