@@ -12,7 +12,7 @@
 #define BUF_FLOOR 8192
 #define BUF_CEIL (1u << 22)
 /* Dense counters when the span is at most this many slots per distinct
- * value (2 bytes a slot against 16 bytes a sorted entry). */
+ * value (1 byte a slot against 16 bytes a sorted entry). */
 #define WIDE_SLOTS 8
 
 void pis_hist_init(struct pis_hist *h)

@@ -10,8 +10,8 @@
  *    what keeps per-pCPU cycle histograms fast when they do not fit in the
  *    cache;
  *  - when the distinct buffered values are dense (their span is at most
- *    eight slots per distinct value, so 2-byte counters take no more room
- *    than the 16-byte sorted entries), they move to one array of counters
+ *    eight slots per distinct value, so 1-byte counters take half the room
+ *    of the 16-byte sorted entries), they move to one array of counters
  *    over that span, grown at later flushes; values inside it are then
  *    counted in place, like the small ones (cycle histograms: no more
  *    sorting or merging per sample).  A value counted more often than a
@@ -29,10 +29,12 @@
 
 #define PIS_HIST_SMALL 1024u
 
-/* A wide counter: 2 bytes, so that the counters of many pCPUs' cycle
- * histograms take half the memory (and page faults) of 4-byte ones. */
-typedef uint16_t pis_wide_t;
-#define PIS_WIDE_MAX UINT16_MAX
+/* A wide counter: 1 byte, so that the counters of one pCPU's cycle
+ * histogram take few cache lines when a flush counts into them, and those
+ * of many pCPUs little memory.  Counts past 255 of one value go on to the
+ * sorted array. */
+typedef uint8_t pis_wide_t;
+#define PIS_WIDE_MAX UINT8_MAX
 
 struct pis_vc {                 /* one distinct value */
     uint64_t value;
