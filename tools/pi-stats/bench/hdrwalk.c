@@ -2,7 +2,11 @@
  * mmap it (page tables filled in one call: about 10% faster here than a
  * fault per folio) and walk window and record headers, counting records,
  * with no validation beyond staying inside the mapping.
- * Usage: hdrwalk FILE... */
+ * With -2, walk two windows at a time in turns, as pi-stats does: each
+ * walk waits on loading the header that gives it the next one, and two
+ * such chains overlap (a faster pass than the minimal one, for
+ * comparison).
+ * Usage: hdrwalk [-2] FILE... */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdint.h>
@@ -12,9 +16,38 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+static uint32_t ld32(const unsigned char *p)
+{
+    uint32_t v;
+
+    memcpy(&v, p, 4);
+    return v;
+}
+
+/* The next record after the one at q. */
+static size_t next(const unsigned char *p, size_t q)
+{
+    uint32_t h = ld32(p + q);
+
+    return q + 4 + ((h >> 31) << 3) + (((h >> 28) & 7) << 2);
+}
+
+/* The window whose header is at off: its records start at off + 12 and
+ * end at *end (clamped to size); returns where the next header is. */
+static size_t window(const unsigned char *p, size_t off, size_t size,
+                     size_t *end)
+{
+    size_t e = off + 12 + ld32(p + off + 8);
+
+    *end = e > size ? size : e;
+    return e;
+}
+
 int main(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++) {
+    int two = argc > 1 && !strcmp(argv[1], "-2");
+
+    for (int i = 1 + two; i < argc; i++) {
         struct stat sb;
         const unsigned char *p;
         size_t off = 0, size;
@@ -32,20 +65,23 @@ int main(int argc, char **argv)
             return 1;
         }
         while (off + 12 <= size) {
-            uint32_t ws, h;
-            size_t q, end;
-            memcpy(&ws, p + off + 8, 4);
-            q = off + 12;
-            end = q + ws;
-            if (end > size)
-                end = size;
-            while (q + 4 <= end) {
-                memcpy(&h, p + q, 4);
-                q += 4 + ((h >> 31) << 3) + (((h >> 28) & 7) << 2);
-                records++;
-            }
+            size_t ea, eb, qa = off + 12, qb;
+
+            off = window(p, off, size, &ea);
             windows++;
-            off = off + 12 + ws;
+            if (two && off + 12 <= size) {
+                qb = off + 12;
+                off = window(p, off, size, &eb);
+                windows++;
+                for (; qa + 4 <= ea && qb + 4 <= eb; records += 2) {
+                    qa = next(p, qa);
+                    qb = next(p, qb);
+                }
+                for (; qb + 4 <= eb; records++)
+                    qb = next(p, qb);
+            }
+            for (; qa + 4 <= ea; records++)
+                qa = next(p, qa);
         }
         printf("%s: %llu windows, %llu records\n", argv[i],
                (unsigned long long)windows, (unsigned long long)records);
