@@ -265,6 +265,24 @@ static size_t scatter_wide(struct pis_hist *h)
     return k;
 }
 
+/* At the first flush of a store that holds nothing else: wide counters
+ * over the span of the buffered 32-bit values when that is dense for the
+ * samples themselves (at most WIDE_SLOTS slots per sample, half the room
+ * they would take as sorted entries), instead of sorting them first.
+ * Optional: out of memory leaves the store as it was. */
+static void wide_first(struct pis_hist *h)
+{
+    uint32_t lo = UINT32_MAX, hi = 0;
+
+    for (size_t i = 0; i < h->nbuf; i++)
+        if (h->buf[i] >= PIS_HIST_SMALL) {
+            lo = h->buf[i] < lo ? h->buf[i] : lo;
+            hi = h->buf[i] > hi ? h->buf[i] : hi;
+        }
+    if (lo <= hi && hi - lo < (uint64_t)WIDE_SLOTS * h->nbuf)
+        (void)wide_cover(h, lo, hi);
+}
+
 /* Fold the buffer (not the small counters) into the wide counters and vc;
  * a merge into vc only once what the wide counters cannot take fills half
  * the buffer. */
@@ -276,6 +294,8 @@ static int flush_buf(struct pis_hist *h)
 
     if (!h->nbuf)
         return 0;
+    if (!h->wide && !h->used)
+        wide_first(h);
     if (h->wide && scatter_wide(h) < h->bufcap / 2)
         return 0;
     r = pending_runs(h->buf, h->nbuf, NULL, NULL, &n);
