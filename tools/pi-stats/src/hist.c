@@ -15,16 +15,6 @@
  * value (1 byte a slot against 16 bytes a sorted entry). */
 #define WIDE_SLOTS 8
 
-/* Wide counter x holds wide[x] + WIDE_CARRY * whi[x].  One that is full
- * and counts once more goes back to 2 and carries one: it never returns to
- * 0, so a zero byte is a zero count. */
-#define WIDE_CARRY ((uint64_t)PIS_WIDE_MAX - 1)
-
-static uint64_t wide_at(const struct pis_hist *h, size_t x)
-{
-    return h->wide[x] + (h->whi ? WIDE_CARRY * h->whi[x] : 0);
-}
-
 void pis_hist_init(struct pis_hist *h)
 {
     memset(h, 0, sizeof(*h));
@@ -35,7 +25,6 @@ void pis_hist_free(struct pis_hist *h)
     free(h->vc);
     free(h->small);
     free(h->wide);
-    free(h->whi);
     free(h->buf);
     pis_hist_init(h);
 }
@@ -127,7 +116,7 @@ static struct pis_vc *pending_runs(uint32_t *buf, size_t nbuf,
     for (size_t x = 0; x < nw; x++)
         if (wide->wide[x]) {
             a[na].value = wide->wbase + x;
-            a[na++].count = wide_at(wide, x);
+            a[na++].count = wide->wide[x];
         }
     if (nbuf)
         radix_sort(buf, tmp, nbuf);
@@ -186,50 +175,20 @@ static int merge_in_place(struct pis_hist *h, const struct pis_vc *r,
     return 0;
 }
 
-/* Make h's high parts, all 0.  0, or -1 when out of memory. */
-static int wide_carry(struct pis_hist *h)
-{
-    if (!h->whi)
-        h->whi = calloc(h->wlen, sizeof(*h->whi));
-    return h->whi ? 0 : -1;
-}
-
-/* Set wide counter x to c.  0, or -1 when out of memory or past 2^40
- * (nothing changed). */
-static int wide_set(struct pis_hist *h, size_t x, uint64_t c)
-{
-    uint64_t hi = c > PIS_WIDE_MAX ? (c - 1) / WIDE_CARRY : 0;
-
-    if (hi > UINT32_MAX || (hi && wide_carry(h)))
-        return -1;
-    h->wide[x] = (pis_wide_t)(c - WIDE_CARRY * hi);
-    if (h->whi)
-        h->whi[x] = (uint32_t)hi;
-    return 0;
-}
-
 /* Make h's wide counters cover [lo, hi] (a span that contains the current
  * one), keeping their counts.  0, or -1 when out of memory (nothing
  * changed). */
 static int wide_cover(struct pis_hist *h, uint64_t lo, uint64_t hi)
 {
-    size_t len = (size_t)(hi - lo + 1), at = (size_t)(h->wbase - lo);
+    size_t len = (size_t)(hi - lo + 1);
     pis_wide_t *w = calloc(len, sizeof(*w));
-    uint32_t *wh = h->whi ? calloc(len, sizeof(*wh)) : NULL;
 
-    if (!w || (h->whi && !wh)) {
-        free(w);
-        free(wh);
+    if (!w)
         return -1;
-    }
     if (h->wide)
-        memcpy(w + at, h->wide, h->wlen * sizeof(*w));
-    if (wh)
-        memcpy(wh + at, h->whi, h->wlen * sizeof(*wh));
+        memcpy(w + (h->wbase - lo), h->wide, h->wlen * sizeof(*w));
     free(h->wide);
-    free(h->whi);
     h->wide = w;
-    h->whi = wh;
     h->wbase = lo;
     h->wlen = len;
     return 0;
@@ -238,7 +197,8 @@ static int wide_cover(struct pis_hist *h, uint64_t lo, uint64_t hi)
 /* Move the sorted entries with 32-bit values >= PIS_HIST_SMALL into the
  * wide counters when, together with those already there, they span at most
  * WIDE_SLOTS slots per distinct value; the counters grow to the new span.
- * Optional: out of memory leaves the entries it could not move sorted. */
+ * Entries whose count would not fit a counter stay sorted.  Optional: out
+ * of memory leaves everything as it was. */
 static void densify(struct pis_hist *h)
 {
     size_t i = 0, j = h->used, k, nd;
@@ -254,7 +214,7 @@ static void densify(struct pis_hist *h)
     hi = h->vc[j - 1].value;
     if (h->wide) {
         if (lo >= h->wbase && hi <= old_hi)
-            return;             /* what the counters could not take */
+            return;             /* only full counters' overflow */
         lo = lo < h->wbase ? lo : h->wbase;
         hi = hi > old_hi ? hi : old_hi;
     }
@@ -264,12 +224,13 @@ static void densify(struct pis_hist *h)
     if (wide_cover(h, lo, hi))
         return;
     for (k = i; i < j; i++) {
-        size_t x = (size_t)(h->vc[i].value - lo);
-        uint64_t c = wide_at(h, x);
-        if (!wide_set(h, x, c + h->vc[i].count))
-            h->wnz += c == 0;
-        else
+        pis_wide_t *c = &h->wide[h->vc[i].value - lo];
+        if (h->vc[i].count <= (uint64_t)(PIS_WIDE_MAX - *c)) {
+            h->wnz += *c == 0;
+            *c += (pis_wide_t)h->vc[i].count;
+        } else {
             h->vc[k++] = h->vc[i];
+        }
     }
     memmove(h->vc + k, h->vc + j, (h->used - j) * sizeof(*h->vc));
     h->used -= j - k;
@@ -280,16 +241,6 @@ static void densify(struct pis_hist *h)
     }
 }
 
-/* Count one more in full wide counter x.  0, or -1 when out of memory
- * (not counted).  Out of the loop below: rare. */
-#if defined(__GNUC__)
-__attribute__((noinline))
-#endif
-static int carry_one(struct pis_hist *h, size_t x)
-{
-    return wide_set(h, x, wide_at(h, x) + 1);
-}
-
 /* Count the buffered values that fall inside the wide counters there, in
  * one tight loop (the misses overlap, unlike one increment per sample
  * between decoding work); the others stay in the buffer.  Returns how
@@ -297,19 +248,16 @@ static int carry_one(struct pis_hist *h, size_t x)
 static size_t scatter_wide(struct pis_hist *h)
 {
     pis_wide_t *w = h->wide;
-    uint32_t *buf = h->buf;     /* in locals: a byte store may alias h */
     uint64_t base = h->wbase;
-    size_t len = h->wlen, n = h->nbuf, k = 0, nz = 0;
+    size_t len = h->wlen, k = 0, nz = 0;
 
-    for (size_t i = 0; i < n; i++) {
-        uint64_t d = buf[i] - base;
+    for (size_t i = 0; i < h->nbuf; i++) {
+        uint64_t d = h->buf[i] - base;
         if (d < len && w[d] != PIS_WIDE_MAX) {
             nz += w[d] == 0;
             w[d]++;
-        } else if (d < len && !carry_one(h, (size_t)d)) {
-            continue;
         } else {
-            buf[k++] = buf[i];
+            h->buf[k++] = h->buf[i];
         }
     }
     h->wnz += nz;
@@ -522,18 +470,14 @@ static struct pis_vc *combine(const struct pis_hist *h, int with_wide,
 }
 
 /* dst's wide counters += src's, in one pass: dst's grow to the union of
- * the two spans when that stays dense (or dst has nothing yet).  A count
- * a counter cannot take (no memory for the high parts) goes to the sorted
- * array.  Returns 0 when done, 1 when dst cannot take them (nothing
- * changed), -1 when out of memory. */
+ * the two spans when that stays dense (or dst has nothing yet).  What a
+ * counter cannot hold goes to the sorted array.  Returns 0 when done, 1
+ * when dst cannot take them (nothing changed), -1 when out of memory. */
 static int wide_merge(struct pis_hist *dst, const struct pis_hist *src)
 {
     uint64_t lo = src->wbase, hi = src->wbase + src->wlen - 1;
     struct pis_vc *over = NULL;
-    size_t nover = 0, nz = 0, at;
-    const pis_wide_t *sw;
-    const uint32_t *sh;
-    pis_wide_t *dw;
+    size_t nover = 0;
     int rc = 0;
 
     if (dst->wide) {
@@ -547,38 +491,26 @@ static int wide_merge(struct pis_hist *dst, const struct pis_hist *src)
     if ((!dst->wide || lo < dst->wbase || hi > dst->wbase + dst->wlen - 1) &&
         wide_cover(dst, lo, hi))
         return -1;
-    /* in locals: a byte store may alias the stores' fields */
-    at = (size_t)(src->wbase - dst->wbase);
-    sw = src->wide;
-    sh = src->whi;
-    dw = dst->wide + at;
-    for (size_t x = 0; x < src->wlen; x++) {
-        unsigned t = (unsigned)dw[x] + sw[x];
-        uint64_t carry = sh ? sh[x] : 0;
-
-        if (!sw[x])
-            continue;           /* a zero byte is a zero count */
-        while (t > PIS_WIDE_MAX) {
-            t -= (unsigned)WIDE_CARRY;
-            carry++;
-        }
-        if (carry &&
-            (wide_carry(dst) || dst->whi[at + x] > UINT32_MAX - carry)) {
-            /* at most one entry per counter */
-            if (!over && !(over = malloc(src->wlen * sizeof(*over)))) {
-                rc = -1;
-                break;
+    {
+        pis_wide_t *d = dst->wide + (src->wbase - dst->wbase);
+        size_t nz = 0;
+        for (size_t x = 0; x < src->wlen; x++) {
+            uint64_t sum = (uint64_t)d[x] + src->wide[x];
+            nz += d[x] == 0 && sum != 0;
+            if (sum > PIS_WIDE_MAX) {
+                /* at most one entry per counter */
+                if (!over && !(over = malloc(src->wlen * sizeof(*over)))) {
+                    rc = -1;
+                    break;
+                }
+                over[nover].value = src->wbase + x;
+                over[nover++].count = sum - PIS_WIDE_MAX;
+                sum = PIS_WIDE_MAX;
             }
-            over[nover].value = src->wbase + x;
-            over[nover++].count = wide_at(src, x);
-            continue;
+            d[x] = (pis_wide_t)sum;
         }
-        nz += dw[x] == 0;
-        dw[x] = (pis_wide_t)t;
-        if (carry)
-            dst->whi[at + x] += (uint32_t)carry;
+        dst->wnz += nz;
     }
-    dst->wnz += nz;
     if (!rc && nover)
         rc = merge_in_place(dst, over, nover);
     free(over);
@@ -632,7 +564,6 @@ int pis_hist_at_ranks(const struct pis_hist *h, const uint64_t *rank,
     struct pis_vc *all = NULL;
     const struct pis_vc *vc = h->vc;
     const pis_wide_t *w = h->wide;
-    const uint32_t *wh = h->whi;
     size_t used = h->used, i = 0, x = 0, k = 0;
     uint64_t seen = 0;
 
@@ -642,7 +573,6 @@ int pis_hist_at_ranks(const struct pis_hist *h, const uint64_t *rank,
             return -1;
         vc = all;
         w = NULL;
-        wh = NULL;
     }
     /* the sorted entries and the wide counters, merged by value (a value
      * in both, a full counter's overflow, is just seen twice); the wide
@@ -653,19 +583,16 @@ int pis_hist_at_ranks(const struct pis_hist *h, const uint64_t *rank,
             size_t end = vnext - h->wbase < h->wlen ?
                          (size_t)(vnext - h->wbase) : h->wlen;
             while (end - x >= 64) {
-                uint64_t sum = 0, sum_hi = 0;
+                uint64_t sum = 0;
                 for (unsigned j = 0; j < 64; j++)
                     sum += w[x + j];
-                for (unsigned j = 0; wh && j < 64; j++)
-                    sum_hi += wh[x + j];
-                sum += WIDE_CARRY * sum_hi;
                 if (seen + sum >= rank[k])
                     break;
                 seen += sum;
                 x += 64;
             }
             for (; x < end; x++) {
-                seen += wide_at(h, x);
+                seen += w[x];
                 if (w[x] && seen >= rank[k]) {
                     while (k < nr && seen >= rank[k])
                         out[k++] = h->wbase + x;

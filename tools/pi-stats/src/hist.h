@@ -14,8 +14,8 @@
  *    of the 16-byte sorted entries), they move to one array of counters
  *    over that span, grown at later flushes; values inside it are then
  *    counted in place, like the small ones (cycle histograms: no more
- *    sorting or merging per sample).  A counter that fills carries into a
- *    high part, made for all counters the first time one does;
+ *    sorting or merging per sample).  A value counted more often than a
+ *    counter holds goes on through the buffer to the sorted array;
  *  - wider values are merged into the sorted array directly (rare).
  * Memory grows with the number of distinct values, not with the number of
  * samples.  Percentiles are exact (no sampling); the minimum is the
@@ -31,7 +31,8 @@
 
 /* A wide counter: 1 byte, so that the counters of one pCPU's cycle
  * histogram take few cache lines when a flush counts into them, and those
- * of many pCPUs little memory.  Counts past 255 carry into whi (hist.c). */
+ * of many pCPUs little memory.  Counts past 255 of one value go on to the
+ * sorted array. */
 typedef uint8_t pis_wide_t;
 #define PIS_WIDE_MAX UINT8_MAX
 
@@ -45,7 +46,6 @@ struct pis_hist {
     size_t used, cap;
     uint64_t *small;            /* PIS_HIST_SMALL counters, or NULL */
     pis_wide_t *wide;           /* counters for [wbase, wbase + wlen), or NULL */
-    uint32_t *whi;              /* their high parts, or NULL while none */
     uint64_t wbase;
     size_t wlen, wnz;           /* wnz: counters that are not zero */
     uint32_t *buf;              /* pending 32-bit samples, unsorted */

@@ -220,43 +220,6 @@ static void test_batches(void)
     pis_hist_free(&twice);
 }
 
-/* Wide counters that fill carry: counts past 255 of one value, in two
- * stores and in their merge, against single adds. */
-static void test_carry(void)
-{
-    struct pis_hist a, b, one;
-    uint64_t rank[3], got[3];
-    int ok = 1;
-
-    pis_hist_init(&a);
-    pis_hist_init(&b);
-    pis_hist_init(&one);
-    for (uint32_t i = 0; i < 40000; i++) {
-        /* dense values 2000..5999, and 3000 on every 5th sample */
-        uint32_t v = i % 5 ? 2000 + i % 4000 : 3000;
-        struct pis_hist *h = i % 2 ? &a : &b;
-        ok &= pis_hist_add(h, v, 1, 0, 0, i, 0) == 0;
-        ok &= pis_hist_add(&one, v, 1, 0, 0, i, 0) == 0;
-    }
-    CHECK(ok && pis_hist_compact(&a) == 0 && pis_hist_compact(&b) == 0 &&
-          a.wide && a.whi && !a.used,
-          "4000 samples of one value carry in the counters");
-    CHECK(pis_hist_merge(&a, &b) == 0 && same_sorted(&one, &a, 1),
-          "merged: every count as single adds");
-    /* 3000 takes ranks 8001..16000: 800 values below it, 10 times each */
-    rank[0] = 8000;
-    rank[1] = 16000;
-    rank[2] = 16001;
-    CHECK(pis_hist_at_ranks(&a, rank, 3, got) == 0 && got[0] == 2999 &&
-          got[1] == 3000 && got[2] == 3001,
-          "ranks over carried counters: %llu %llu %llu",
-          (unsigned long long)got[0], (unsigned long long)got[1],
-          (unsigned long long)got[2]);
-    pis_hist_free(&a);
-    pis_hist_free(&b);
-    pis_hist_free(&one);
-}
-
 static void test_buckets(void)
 {
     struct pis_vc vc[] = { { 0, 1 }, { 1, 2 }, { 3, 4 }, { 4, 8 },
@@ -313,7 +276,6 @@ int main(void)
     test_merge_and_ties();
     test_many();
     test_batches();
-    test_carry();
     test_buckets();
     test_cpulist();
     return TAP_DONE();
