@@ -272,7 +272,8 @@ static void put_end(struct pis_pi *p, struct pis_hist_put *c, uint64_t n,
 /* The header of a record as the hypervisor writes it: with a TSC and
  * exactly n words.  A batch loop tests for it alone and looks at any
  * other header field by field (odd_hdr). */
-#define HV_HDR(ev, n) ((ev) | TRC_TSC_FLAG | ((uint32_t)(n) << TRC_EXTRA_SHIFT))
+#define HV_HDR(ev, n) \
+    ((ev) | TRC_TSC_FLAG | ((uint32_t)(n) << TRC_EXTRA_SHIFT))
 
 /* A record with a header other than HV_HDR: counts it in *no_tsc when it
  * has no TSC; returns its extra words, or NULL when it has fewer than

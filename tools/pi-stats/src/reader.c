@@ -668,6 +668,7 @@ static size_t step_window(struct pis_reader *r, const unsigned char *buf,
     size_t avail = len - 12, n;
     struct walker a, b;
     uint32_t cpu2, size2;
+    int both;
 
     if (avail < size && !eof)
         return 0;
@@ -681,9 +682,10 @@ static size_t step_window(struct pis_reader *r, const unsigned char *buf,
     walker_init(r, &a, buf + 12, size, cpu, r->pos + 12, &r->slots[0]);
     walker_init(r, &b, buf + 24 + size, size2, cpu2, r->pos + 24 + size,
                 &r->slots[1]);
-    if (!walk_pair(r, &a, &b))
-        return window_done(r, len, cpu, size, avail, a.w);
+    both = walk_pair(r, &a, &b);
     n = window_done(r, len, cpu, size, avail, a.w);
+    if (!both)
+        return n;
     r->st.windows++;
     r->cpu[cpu2].windows++;
     return n + window_done(r, len - n, cpu2, size2, size2, b.w);

@@ -152,8 +152,9 @@ void pis_reader_free(struct pis_reader *r);
  * passed to on_rec as it is walked, so the client sees all such records
  * in file order.  batched = 1: they are passed to on_batch, at most
  * PIS_BATCH at a time and all of a window's before the next window's, in
- * file order among records of the same event only.  LOST_RECORDS is always tracked by the reader and
- * never batched; ask for it too if the client keeps pairing state.
+ * file order among records of the same event only.  LOST_RECORDS is
+ * always tracked by the reader and never batched; ask for it too if the
+ * client keeps pairing state.
  * Returns -1 when the table is full. */
 int pis_reader_want(struct pis_reader *r, uint32_t event, int batched);
 
