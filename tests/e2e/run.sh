@@ -12,10 +12,18 @@
 #                     DIR/dist/install from `make xen tools`
 #   E2E_CASES="..."   cases to run (default: all; see cases.sh)
 #   E2E_OUT=DIR       results (default build/e2e)
-#   E2E_BOOT_TIMEOUT  seconds per QEMU boot before it is killed (default 1500)
+#   E2E_BOOT_TIMEOUT  seconds per QEMU boot before it is killed (default 1500,
+#                     less for a boot of few cases: 300 + 300 per case)
 #   E2E_GUEST_TIMEOUT seconds a guest may take to print and power off (default 240)
+#   E2E_PVH_BOOTS     fresh boots a pvh-* case may take when its guest dies
+#                     or hangs before printing (default 4; see cases.sh)
+#   E2E_QEMU          the QEMU to run (default qemu-system-x86_64 from PATH;
+#                     one unpacked elsewhere finds its ROMs in ../share/qemu)
 #   E2E_ACCEL         QEMU -accel (default tcg,thread=single: see docs/e2e.md)
-#   E2E_CPU_AMD / E2E_CPU_INTEL   QEMU -cpu of the two boots
+#   E2E_CPU_AMD / E2E_CPU_INTEL   QEMU -cpu of the AMD and Intel boots
+#   E2E_XEN_EXTRA     more Xen command line (e.g. hap=0)
+#   E2E_GUEST_EXTRA   more guest kernel command line (e.g. nopti)
+#   E2E_GUEST_CFG     more lines of every guest's xl configuration, ';'-separated
 #
 # Exit status 0 when every selected case passed; 1 otherwise (the failing
 # cases are named on stderr and in the FAIL lines).  Results: build/e2e/.
@@ -32,12 +40,15 @@ GUEST_TIMEOUT=${E2E_GUEST_TIMEOUT:-240}
 CPU_AMD=${E2E_CPU_AMD:-max}
 CPU_INTEL=${E2E_CPU_INTEL:-max,vendor=GenuineIntel}
 ACCEL=${E2E_ACCEL:-tcg,thread=single}
+QEMU=(${E2E_QEMU:-qemu-system-x86_64})
+[ -z "${E2E_QEMU:-}" ] || [ ! -d "$(dirname "$E2E_QEMU")/../share/qemu" ] ||
+    QEMU+=(-L "$(dirname "$E2E_QEMU")/../share/qemu")
 # smap=0: TCG, else dom0 dies at once.  xsave=0: under TCG, Xen's XRSTOR of
 # a PVH vCPU's saved state faults from time to time ("Fixup #GP ... xrstor",
 # "fault#1" in the Xen log, with or without cpu_topology); Xen then resets
 # that vCPU's FPU/SSE/AVX registers and the guest dies of it a few seconds
 # later.  With FXSAVE/FXRSTOR instead no fault was seen (docs/e2e.md).
-XEN_CMDLINE="console=com1 com1=115200,8n1 dom0_mem=1G,max:1G dom0_max_vcpus=2 loglvl=all guest_loglvl=all smap=0 xsave=0"
+XEN_CMDLINE="console=com1 com1=115200,8n1 dom0_mem=1G,max:1G dom0_max_vcpus=2 loglvl=all guest_loglvl=all smap=0 xsave=0${E2E_XEN_EXTRA:+ $E2E_XEN_EXTRA}"
 DOM0_CMDLINE="console=hvc0 earlyprintk=xen rdinit=/init panic=5"
 
 . "$E2E_DIR/cases.sh"
@@ -56,7 +67,7 @@ case ${1:-} in
 --shell) mode=shell ;;
 --verdicts) mode=verdicts ;;
 "") ;;
--h | --help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+-h | --help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 *) echo "usage: $0 [--shell | --verdicts]" >&2; exit 2 ;;
 esac
 
@@ -72,7 +83,7 @@ done
 
 # -- prerequisites -----------------------------------------------------------
 "$TOP/scripts/deps.sh" e2e || die "scripts/deps.sh e2e failed"
-for t in qemu-system-x86_64 busybox cpio dpkg-deb python3 timeout; do
+for t in "${QEMU[0]}" busybox cpio dpkg-deb python3 timeout; do
     command -v "$t" >/dev/null || die "$t not found"
 done
 INST=$TREE/dist/install
@@ -207,66 +218,93 @@ build_dom0() {
     # what the guests boot
     cp "$VMLINUZ" "$r/e2e/vmlinuz"
     cp "$OUT/domU.img" "$r/e2e/domU.img"
-    # every case's configuration, and the run list of each boot
-    for c in $(echo $E2E_ALL_CASES); do
+    # every case's configuration and kind; what a boot runs is on its
+    # command line (boot_cmdline)
+    for c in $(echo $E2E_ALL_CASES) e2e-trace-guest; do
         [ "$(case_kind "$c")" = trace ] && continue
-        case_cfg "$c" > "$r/e2e/cases/$c.cfg"
+        if [ $c = e2e-trace-guest ]; then
+            # the trace's own PV guest (pv-default's configuration), so
+            # that the tracing load never touches the checked guests
+            case_cfg pv-default | sed 's/^name = .*/name = "e2e-trace-guest"/'
+        else
+            case_cfg "$c"
+        fi > "$r/e2e/cases/$c.cfg"
+        echo "$c $(case_kind "$c")" >> "$r/e2e/kinds"
     done
-    # each boot's run list: "CASE KIND ATTEMPTS", in the order of CASES
-    for b in $E2E_BOOTS; do
-        : > "$r/e2e/boot-$b.list"
-        for c in $CASES; do
-            [ "$(case_boot "$c")" = "$b" ] && [ "$(case_kind "$c")" != trace ] &&
-                echo "$c $(case_kind "$c") $(case_attempts "$c")" >> "$r/e2e/boot-$b.list"
-        done
-    done
-    # The trace: its own PV guest (pv-default's configuration), last in the
-    # amd boot, so that the tracing load never touches the checked guests.
-    if [[ " $CASES " == *" trace "* ]]; then
-        case_cfg pv-default | sed 's/^name = .*/name = "e2e-trace-guest"/' > "$r/e2e/cases/e2e-trace-guest.cfg"
-        echo "e2e-trace-guest topo" >> "$r/e2e/boot-amd.list"
-        echo e2e-trace-guest > "$r/e2e/trace.on"
-    fi
-    echo "$GUEST_TIMEOUT" > "$r/e2e/guest-timeout"
     cp "$E2E_DIR/dom0-init" "$r/init"
     chmod +x "$r/init"
     mkcpio "$r" "$OUT/dom0.img"
 }
 
+# images_key: what the images are made of.  They are built again only when
+# it changes (the flake runs boot the same images many times).
+images_key() {
+    {
+        echo "$DEB $VMLINUZ ${E2E_GUEST_EXTRA:-} ${E2E_GUEST_CFG:-}"
+        cat "$E2E_DIR/dom0-init" "$E2E_DIR/cases.sh" "$E2E_DIR/run.sh"
+        find "$INST" -printf '%P %s %T@\n' | LC_ALL=C sort
+    } | sha256sum | cut -c1-16
+}
+
 t=$(date +%s)
 [ $mode = verdicts ] || {
-build_domU || die "domU initramfs"
-build_dom0 || die "dom0 initramfs"
-log "images: dom0.img $(( $(stat -c %s "$OUT/dom0.img") / 1048576 )) MB, domU.img $(( $(stat -c %s "$OUT/domU.img") / 1024 )) KB ($(( $(date +%s) - t )) s)"
+key=$(images_key)
+if [ "$(cat "$OUT/images.key" 2>/dev/null)" = "$key" ] && [ -s "$OUT/dom0.img" ]; then
+    log "images: unchanged since they were built (images.key $key)"
+else
+    rm -f "$OUT/images.key"
+    build_domU || die "domU initramfs"
+    build_dom0 || die "dom0 initramfs"
+    echo "$key" > "$OUT/images.key"
+    log "images: dom0.img $(( $(stat -c %s "$OUT/dom0.img") / 1048576 )) MB, domU.img $(( $(stat -c %s "$OUT/domU.img") / 1024 )) KB ($(( $(date +%s) - t )) s)"
+fi
 }
 
 # -- boots -------------------------------------------------------------------
-# boot NAME CPU [shell]: run QEMU; results land in $OUT/out-NAME/
+# Boot B (pvh, amd or intel) runs its selected cases.  A case whose guest
+# died or hung before printing any of its topology, and that may take more
+# boots (case_boots), runs again in a fresh boot, B-boot2, B-boot3, ...; the
+# failed attempt's console and logs are kept as CASE.bootK.*.
+
+boot_cpu() { case $1 in intel*) echo "$CPU_INTEL" ;; *) echo "$CPU_AMD" ;; esac; }
+
+# boot_cmdline CASE...: dom0's part of the command line for those cases
+boot_cmdline() {
+    local c list="" trace=""
+    for c in "$@"; do
+        if [ "$(case_kind "$c")" = trace ]; then
+            trace=e2e-trace-guest
+        else
+            list="$list${list:+:}$c"
+        fi
+    done
+    # the trace's guest boots after the other cases of its boot
+    [ -z "$trace" ] || list="$list${list:+:}$trace"
+    echo "e2e.cases=$list${trace:+ e2e.trace=$trace} e2e.guest_timeout=$GUEST_TIMEOUT"
+}
+
+# boot ID CASE...: run QEMU; results land in $OUT/out-ID/, its serial
+# console in $OUT/serial-ID.log
 boot() {
-    local b=$1 cpu=$2 extra="" rc t0
+    local b=$1 rc t0 cpu limit
+    shift
     local img=$OUT/out-$b.img
+    cpu=$(boot_cpu "$b")
+    limit=$(( 300 + $# * (GUEST_TIMEOUT + 60) ))
+    [ "$limit" -lt "$BOOT_TIMEOUT" ] || limit=$BOOT_TIMEOUT
     rm -f "$img"; rm -rf "$OUT/out-$b"
     truncate -s 512M "$img"
-    if [ "${3:-}" = shell ]; then
-        echo "e2e: shell: Xen + dom0 on this terminal; dom0 shell when ready."
-        echo "e2e: guest configs in /e2e/cases/*.cfg; 'exit' powers off; Ctrl-a x kills QEMU"
-        qemu-system-x86_64 -accel "$ACCEL" -M pc -cpu "$cpu" -smp 4 -m 3G -display none \
-            -serial mon:stdio -no-reboot -kernel "$TREE/xen/xen" -append "$XEN_CMDLINE" \
-            -initrd "$VMLINUZ $DOM0_CMDLINE e2e.boot=$b e2e.mode=shell,$OUT/dom0.img" \
-            -drive "file=$img,format=raw,if=virtio"
-        return
-    fi
     t0=$(date +%s)
-    timeout -k 10 "$BOOT_TIMEOUT" qemu-system-x86_64 -accel "$ACCEL" -M pc -cpu "$cpu" -smp 4 -m 3G \
+    timeout -k 10 "$limit" "${QEMU[@]}" -accel "$ACCEL" -M pc -cpu "$cpu" -smp 4 -m 3G \
         -display none -serial "file:$OUT/serial-$b.log" -monitor none -no-reboot \
         -kernel "$TREE/xen/xen" -append "$XEN_CMDLINE" \
-        -initrd "$VMLINUZ $DOM0_CMDLINE e2e.boot=$b,$OUT/dom0.img" \
+        -initrd "$VMLINUZ $DOM0_CMDLINE e2e.boot=$b $(boot_cmdline "$@"),$OUT/dom0.img" \
         -drive "file=$img,format=raw,if=virtio" < /dev/null > "$OUT/qemu-$b.txt" 2>&1
     rc=$?
     BOOT_SECS[$b]=$(( $(date +%s) - t0 ))
     mkdir -p "$OUT/out-$b"
     if [ $rc = 124 ] || [ $rc = 137 ]; then
-        BOOT_ERR[$b]="boot $b timed out after ${BOOT_TIMEOUT}s (see $OUT/serial-$b.log)"
+        BOOT_ERR[$b]="boot $b timed out after ${limit}s (see $OUT/serial-$b.log)"
     elif [ $rc != 0 ]; then
         BOOT_ERR[$b]="QEMU exited $rc: $(tail -n1 "$OUT/qemu-$b.txt") (see $OUT/serial-$b.log)"
     fi
@@ -274,29 +312,98 @@ boot() {
         [ -n "${BOOT_ERR[$b]:-}" ] ||
             BOOT_ERR[$b]="dom0 did not finish (no results on the output disk; see $OUT/serial-$b.log: $(grep -a -m1 -E 'Panic|panic|e2e-dom0: FATAL' "$OUT/serial-$b.log" | tr -d '\r' | cut -c1-120))"
     fi
+    [ -z "${BOOT_ERR[$b]:-}" ] || echo "${BOOT_ERR[$b]}" > "$OUT/out-$b/boot-error"
+    rm -f "$img"
     log "boot $b: ${BOOT_SECS[$b]} s (QEMU rc $rc)"
+}
+
+# boot_id B K: the K-th boot of B
+boot_id() { if [ "$2" = 1 ]; then echo "$1"; else echo "$1-boot$2"; fi; }
+
+# case_dir CASE: the results of the case's last boot
+case_dir() { echo "$OUT/out-$(boot_id "$(case_boot "$1")" "$(cat "$OUT/$1.boots" 2>/dev/null || echo 1)")"; }
+
+# unprinted CASE DIR: the guest died or hung before printing any of its
+# topology (and xl create did not refuse it, which is judged at once)
+unprinted() {
+    local rc
+    [ "$(case_kind "$1")" = topo ] || return 1
+    rc=$(cat "$2/$1.create.rc" 2>/dev/null)
+    [ -z "$rc" ] || [ "$rc" = 0 ] || return 1
+    ! grep -aq '^E2E-GUEST-BEGIN' "$2/$1.console" 2>/dev/null
+}
+
+# keep_attempt CASE B K: the evidence of the case's failed K-th boot
+keep_attempt() {
+    local c=$1 id d
+    id=$(boot_id "$2" "$3")
+    d=$OUT/out-$id
+    tr -d '\r' < "$d/$c.console" > "$OUT/$c.boot$3.console" 2>/dev/null
+    tr -d '\r' < "$OUT/serial-$id.log" > "$OUT/$c.boot$3.serial.log" 2>/dev/null
+    cp "$d/xl-dmesg.txt" "$OUT/$c.boot$3.xl-dmesg.txt" 2>/dev/null
+    if [ -n "${BOOT_ERR[$id]:-}" ] && [ ! -f "$d/$c.create.rc" ]; then
+        echo "${BOOT_ERR[$id]}"
+    else
+        no_topology "$d" "$c" "$OUT/$c.boot$3.console"
+    fi > "$OUT/$c.boot$3.why"
+}
+
+# no_topology DIR CASE CONSOLE: why a guest printed no topology
+no_topology() {
+    local d=$1 c=$2 con=$3 sig
+    # the first BUG/panic line, without its time stamp and addresses
+    sig=$(grep -a -m1 -E 'BUG:|Oops|Kernel panic|segfault|double fault' "$con" |
+          sed -E 's/^\[ *[0-9.]+\] //; s/ at [0-9a-f]{8,} .*//' | cut -c1-150)
+    if [ -f "$d/$c.died" ]; then
+        echo "crashed: $(cat "$d/$c.died")${sig:+: $sig}"
+    elif [ -f "$d/$c.timeout" ]; then
+        echo "hung: no topology within ${GUEST_TIMEOUT}s${sig:+: $sig}; last line: $(grep -a -v '^[[:space:]]*$' "$con" 2>/dev/null | tail -n1 | cut -c1-120)"
+    else
+        echo "guest did not print its topology${sig:+: $sig}"
+    fi
+    [ ! -f "$d/$c.xl-list-errors" ] || echo "; xl list failed: $(tail -n1 "$d/$c.xl-list-errors" | cut -c1-100)"
 }
 
 declare -A BOOT_SECS BOOT_ERR
 if [ $mode = shell ]; then
-    boot amd "$CPU_AMD" shell
-    exit $?
+    echo "e2e: shell: Xen + dom0 on this terminal; dom0 shell when ready."
+    echo "e2e: guest configs in /e2e/cases/*.cfg; 'exit' powers off; Ctrl-a x kills QEMU"
+    truncate -s 512M "$OUT/out-shell.img"
+    exec "${QEMU[@]}" -accel "$ACCEL" -M pc -cpu "$CPU_AMD" -smp 4 -m 3G -display none \
+        -serial mon:stdio -no-reboot -kernel "$TREE/xen/xen" -append "$XEN_CMDLINE" \
+        -initrd "$VMLINUZ $DOM0_CMDLINE e2e.boot=shell e2e.mode=shell,$OUT/dom0.img" \
+        -drive "file=$OUT/out-shell.img,format=raw,if=virtio"
 fi
 
-need_boot() { local b=$1 c; for c in $CASES; do [ "$(case_boot "$c")" = "$b" ] && return 0; done; return 1; }
-if [ $mode = verdicts ]; then
+# boot_cases B: the selected cases of boot B, in order
+boot_cases() { local c; for c in $CASES; do [ "$(case_boot "$c")" = "$1" ] && echo "$c"; done; }
+
+if [ $mode = run ]; then
+    rm -rf "$OUT"/out-* "$OUT"/serial-*.log "$OUT"/qemu-*.txt
+    for c in $(echo $E2E_ALL_CASES); do rm -f "$OUT/$c".boot*; done
     for b in $E2E_BOOTS; do
-        need_boot $b && [ ! -f "$OUT/out-$b/done" ] && BOOT_ERR[$b]="no results of boot $b in $OUT/out-$b"
-    done
-else
-    for b in $E2E_BOOTS; do
-        need_boot $b || continue
-        case $b in
-        intel) boot $b "$CPU_INTEL" ;;
-        *) boot $b "$CPU_AMD" ;;
-        esac
+        todo=$(boot_cases $b)
+        k=1
+        while [ -n "$todo" ]; do
+            id=$(boot_id $b $k)
+            boot $id $todo
+            again=""
+            for c in $todo; do
+                echo $k > "$OUT/$c.boots"
+                if [ $k -lt "$(case_boots "$c")" ] && unprinted "$c" "$OUT/out-$id"; then
+                    keep_attempt "$c" $b $k
+                    log "case $c: boot $k of $(case_boots "$c"): $(cat "$OUT/$c.boot$k.why")"
+                    again="$again $c"
+                fi
+            done
+            todo=$(echo $again)
+            k=$((k + 1))
+        done
     done
 fi
+for b in $(ls -d "$OUT"/out-* 2>/dev/null); do
+    [ -f "$b/boot-error" ] && BOOT_ERR[${b##*/out-}]=$(cat "$b/boot-error")
+done
 
 # -- verdicts ----------------------------------------------------------------
 FAILED=()
@@ -308,28 +415,21 @@ first_error() {
     { grep -m1 -iE 'error|invalid|refus|not supported' "$1" || grep -v '^\s*$' "$1" | tail -n1; } | cut -c1-200
 }
 
-# no_topology DIR CASE CONSOLE: why a guest printed no topology
-no_topology() {
-    local d=$1 c=$2
-    echo "guest did not print its topology$( [ -f "$d/$c.timeout" ] && echo " within ${GUEST_TIMEOUT}s")$( [ -f "$d/$c.died" ] && echo ": $(cat "$d/$c.died")")$(grep -a -m1 -E 'BUG:|Oops|Kernel panic|segfault|double fault' "$3" | sed 's/^/: /' | cut -c1-150)$( [ -f "$d/$c.xl-list-errors" ] && echo "; xl list failed: $(tail -n1 "$d/$c.xl-list-errors" | cut -c1-100)")"
-}
-
-# earlier_tries CASE DIR: for a case dom0 created again after its guest
-# died or hung (case_attempts), "; attempt K of N, before: why; ..." with
-# each earlier console kept as OUT/CASE.tryT.console; nothing otherwise.
-earlier_tries() {
-    local c=$1 d=$2 t=1 why=""
-    while [ -d "$d/$c.try$t" ]; do
-        tr -d '\r' 2>/dev/null < "$d/$c.try$t/$c.console" > "$OUT/$c.try$t.console"
-        why="$why${why:+; }$t: $(no_topology "$d/$c.try$t" "$c" "$OUT/$c.try$t.console")"
+# earlier_boots CASE: for a case that took more than one boot, "; boot K
+# of N, before: 1: why; ..." (each failed boot's console and logs are kept
+# as OUT/CASE.bootT.*); nothing otherwise.
+earlier_boots() {
+    local c=$1 t=1 why=""
+    while [ -f "$OUT/$c.boot$t.why" ]; do
+        why="$why${why:+; }$t: $(cat "$OUT/$c.boot$t.why")"
         t=$((t + 1))
     done
-    [ $t = 1 ] || echo "; attempt $t of $(case_attempts "$c"), before: $why"
+    [ $t = 1 ] || echo "; boot $t of $(case_boots "$c"), before: $why"
 }
 
 check_topo() {
     local c=$1 d=$2 rc want got line tries
-    rm -f "$OUT/$c.log" "$OUT/$c.console" "$OUT/$c".try*.console
+    rm -f "$OUT/$c.log" "$OUT/$c.console"
     [ -f "$d/$c.console" ] && tr -d '\r' < "$d/$c.console" > "$OUT/$c.console"
     rc=$(cat "$d/$c.create.rc" 2>/dev/null)
     if [ -z "$rc" ]; then fail "$c" "not run (dom0 stopped before it)"; return; fi
@@ -340,7 +440,7 @@ check_topo() {
     fi
     if [ ! -f "$OUT/$c.console" ]; then fail "$c" "no guest console log"; return; fi
     sed -n '/^E2E-GUEST-BEGIN$/,/^E2E-GUEST-END$/p' "$OUT/$c.console" | grep '^cpu' > "$OUT/$c.log"
-    tries=$(earlier_tries "$c" "$d")
+    tries=$(earlier_boots "$c")
     if ! grep -q '^E2E-GUEST-END$' "$OUT/$c.console"; then
         fail "$c" "$(no_topology "$d" "$c" "$OUT/$c.console")$tries"
         return
@@ -445,10 +545,14 @@ check_trace() {
 }
 
 for c in $CASES; do
-    b=$(case_boot "$c")
-    d=$OUT/out-$b
+    d=$(case_dir "$c")
+    b=${d##*/out-}
+    if [ ! -d "$d" ]; then
+        fail "$c" "no results of boot $b in $d"
+        continue
+    fi
     if [ -n "${BOOT_ERR[$b]:-}" ] && [ ! -f "$d/$c.create.rc" ] && [ ! -f "$d/trace.rc" -o "$c" != trace ]; then
-        fail "$c" "${BOOT_ERR[$b]}"
+        fail "$c" "${BOOT_ERR[$b]}$(earlier_boots "$c")"
         continue
     fi
     case $(case_kind "$c") in
