@@ -10,7 +10,8 @@ NONET ?= $(shell unshare -n true 2>/dev/null && echo unshare -n)
 export JOBS NONET XEN_SRC
 
 .PHONY: help deps tree pq-import pq-export xen xen-debug xen-release tools \
-	series-check pi-stats pi-harness e2e e2e-shell bench fuzz demo check
+	series-check pi-stats pi-harness e2e e2e-shell e2e-flake xen-stock bench \
+	fuzz demo check
 
 help:
 	@echo "make demo          build the patched Xen and show what it gives"
@@ -24,6 +25,8 @@ help:
 	@echo "make pi-harness    run the PI blocking-list harness scenarios (build/pi-harness)"
 	@echo "make e2e           boot the patched Xen under QEMU with real guests (build/e2e)"
 	@echo "make e2e-shell     boot it and leave you at a dom0 shell"
+	@echo "make e2e-flake     PVH guest failures under TCG: stock vs patched (RUNS=10)"
+	@echo "make xen-stock     Xen from the base alone, no patch (build/xen-stock)"
 	@echo "make bench         pi-stats vs xenalyze, and the harness figures"
 	@echo "make fuzz          libFuzzer on the pi-stats reader (FUZZ_SECONDS=60)"
 	@echo "XEN_SRC=/path      use your own Xen 4.17 tree as the base"
@@ -74,6 +77,13 @@ e2e: xen-debug tools pi-stats
 
 e2e-shell: xen-debug tools
 	@tests/e2e/run.sh --shell
+
+xen-stock: tree
+	@scripts/build-xen.sh stock
+
+RUNS ?= 10
+e2e-flake: xen-debug tools xen-stock
+	@tests/e2e/flake.sh $(RUNS)
 
 bench: pi-harness tools
 	@$(MAKE) -s -C tools/pi-stats bench

@@ -4,6 +4,8 @@
 #   build-xen.sh hypervisor debug    build/xen/xen/xen{,.gz}, CONFIG_DEBUG=y
 #   build-xen.sh hypervisor release  build/xen-release/xen/xen{,.gz}, defconfig
 #   build-xen.sh tools               build/xen/dist/install
+#   build-xen.sh stock               build/xen-stock: build/xen's base (no patch
+#                                    of the series), debug hypervisor and tools
 #
 # Builds are incremental.  What was built last is only marked as done
 # (TREE/.xen-bigvm-*.ok) once the build succeeded; a failed build removes the
@@ -19,7 +21,7 @@ NONET=${NONET:-}
 
 die() { echo "build-xen: $*" >&2; exit 1; }
 
-[ -d "$TREE/.git" ] || die "$TREE: no patched tree (run 'make pq-import')"
+[ -e "$TREE/.git" ] || die "$TREE: no patched tree (run 'make pq-import')"
 
 # Keep a pyenv or venv python3-config out of the build (issue seen here).
 export PATH=/usr/bin:/bin:$PATH
@@ -93,12 +95,29 @@ tools() {
     echo "build-xen: tools: $TREE/dist/install"
 }
 
+# The base alone, for comparing with stock Xen (tests/e2e/flake.sh): a
+# checkout of build/xen's "base" tag, built in its own directory.
+stock() {
+    local dir=$top/build/xen-stock base
+    base=$(git -C "$TREE" rev-parse -q --verify 'base^{commit}') ||
+        die "$TREE has no base tag (run 'make pq-import')"
+    if [ "$(git -C "$dir" rev-parse -q --verify HEAD 2>/dev/null)" != "$base" ]; then
+        rm -rf "$dir"
+        git -C "$TREE" worktree prune
+        git -C "$TREE" worktree add -q --detach "$dir" "$base"
+    fi
+    TREE=$dir
+    hypervisor debug
+    tools
+}
+
 case "${1:-}" in
+stock) stock ;;
 hypervisor)
     case "${2:-}" in
     debug|release) hypervisor "$2" ;;
     *) die "usage: build-xen.sh hypervisor debug|release" ;;
     esac ;;
 tools) tools ;;
-*) die "usage: build-xen.sh hypervisor debug|release | tools" ;;
+*) die "usage: build-xen.sh hypervisor debug|release | tools | stock" ;;
 esac
