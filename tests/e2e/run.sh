@@ -262,9 +262,10 @@ fi
 
 # -- boots -------------------------------------------------------------------
 # Boot B (pvh, amd or intel) runs its selected cases.  A case whose guest
-# died or hung before printing any of its topology, and that may take more
-# boots (case_boots), runs again in a fresh boot, B-boot2, B-boot3, ...; the
-# failed attempt's console and logs are kept as CASE.bootK.*.
+# died or hung before it finished printing its topology (with no wrong line
+# so far), and that may take more boots (case_boots), runs again in a fresh
+# boot, B-boot2, B-boot3, ...; the failed boot's console and logs are kept
+# as CASE.bootK.*.
 
 boot_cpu() { case $1 in intel*) echo "$CPU_INTEL" ;; *) echo "$CPU_AMD" ;; esac; }
 
@@ -323,14 +324,17 @@ boot_id() { if [ "$2" = 1 ]; then echo "$1"; else echo "$1-boot$2"; fi; }
 # case_dir CASE: the results of the case's last boot
 case_dir() { echo "$OUT/out-$(boot_id "$(case_boot "$1")" "$(cat "$OUT/$1.boots" 2>/dev/null || echo 1)")"; }
 
-# unprinted CASE DIR: the guest died or hung before printing any of its
-# topology (and xl create did not refuse it, which is judged at once)
-unprinted() {
-    local rc
+# unfinished CASE DIR: the guest died or hung before it finished printing
+# its topology, and every line it did print is the expected one.  (A
+# refusal by xl create, or a wrong line, is judged at once.)
+unfinished() {
+    local rc got
     [ "$(case_kind "$1")" = topo ] || return 1
     rc=$(cat "$2/$1.create.rc" 2>/dev/null)
     [ -z "$rc" ] || [ "$rc" = 0 ] || return 1
-    ! grep -aq '^E2E-GUEST-BEGIN' "$2/$1.console" 2>/dev/null
+    ! grep -aq '^E2E-GUEST-END' "$2/$1.console" 2>/dev/null || return 1
+    got=$(tr -d '\r' < "$2/$1.console" 2>/dev/null | sed -n '/^E2E-GUEST-BEGIN$/,$p' | grep '^cpu')
+    [ -z "$got" ] || [ "$got" = "$(case_expect "$1" | head -n "$(echo "$got" | wc -l)")" ]
 }
 
 # keep_attempt CASE B K: the evidence of the case's failed K-th boot
@@ -390,7 +394,7 @@ if [ $mode = run ]; then
             again=""
             for c in $todo; do
                 echo $k > "$OUT/$c.boots"
-                if [ $k -lt "$(case_boots "$c")" ] && unprinted "$c" "$OUT/out-$id"; then
+                if [ $k -lt "$(case_boots "$c")" ] && unfinished "$c" "$OUT/out-$id"; then
                     keep_attempt "$c" $b $k
                     log "case $c: boot $k of $(case_boots "$c"): $(cat "$OUT/$c.boot$k.why")"
                     again="$again $c"
