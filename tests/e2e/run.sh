@@ -357,7 +357,7 @@ no_topology() {
     local d=$1 c=$2 con=$3 sig
     # the first BUG/panic line, without its time stamp and addresses
     sig=$(grep -a -m1 -E 'BUG:|Oops|Kernel panic|segfault|double fault' "$con" |
-          sed -E 's/^\[ *[0-9.]+\] //; s/ at [0-9a-f]{8,} .*//' | cut -c1-150)
+          sed -E 's/^\[ *[0-9.]+\] //; s/ at ([0-9a-f]{8,}|\(____ptrval____\)) .*//' | cut -c1-150)
     if [ -f "$d/$c.died" ]; then
         echo "crashed: $(cat "$d/$c.died")${sig:+: $sig}"
     elif [ -f "$d/$c.timeout" ]; then
