@@ -45,7 +45,7 @@ case_kind() {
 # guests under TCG"); E2E_PVH_BOOTS overrides their bound.
 case_boots() {
     case $1 in
-    pvh-*) echo "${E2E_PVH_BOOTS:-4}" ;;
+    pvh-*) echo "${E2E_PVH_BOOTS:-6}" ;;
     *) echo 1 ;;
     esac
 }

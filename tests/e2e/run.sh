@@ -15,8 +15,10 @@
 #   E2E_BOOT_TIMEOUT  seconds per QEMU boot before it is killed (default 1500,
 #                     less for a boot of few cases: 300 + 300 per case)
 #   E2E_GUEST_TIMEOUT seconds a guest may take to print and power off (default 240)
+#   E2E_GUEST_SILENCE seconds a guest's console may stay silent before it
+#                     counts as hung (default 120)
 #   E2E_PVH_BOOTS     fresh boots a pvh-* case may take when its guest dies
-#                     or hangs before printing (default 4; see cases.sh)
+#                     or hangs before printing (default 6; see cases.sh)
 #   E2E_QEMU          the QEMU to run (default qemu-system-x86_64 from PATH;
 #                     one unpacked elsewhere finds its ROMs in ../share/qemu)
 #   E2E_ACCEL         QEMU -accel (default tcg,thread=single: see docs/e2e.md)
@@ -37,6 +39,7 @@ OUT=$(realpath -m "${E2E_OUT:-$TOP/build/e2e}")
 CACHE=$TOP/build/cache
 BOOT_TIMEOUT=${E2E_BOOT_TIMEOUT:-1500}
 GUEST_TIMEOUT=${E2E_GUEST_TIMEOUT:-240}
+GUEST_SILENCE=${E2E_GUEST_SILENCE:-120}
 CPU_AMD=${E2E_CPU_AMD:-max}
 CPU_INTEL=${E2E_CPU_INTEL:-max,vendor=GenuineIntel}
 ACCEL=${E2E_ACCEL:-tcg,thread=single}
@@ -67,7 +70,7 @@ case ${1:-} in
 --shell) mode=shell ;;
 --verdicts) mode=verdicts ;;
 "") ;;
--h | --help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+-h | --help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 *) echo "usage: $0 [--shell | --verdicts]" >&2; exit 2 ;;
 esac
 
@@ -281,7 +284,7 @@ boot_cmdline() {
     done
     # the trace's guest boots after the other cases of its boot
     [ -z "$trace" ] || list="$list${list:+:}$trace"
-    echo "e2e.cases=$list${trace:+ e2e.trace=$trace} e2e.guest_timeout=$GUEST_TIMEOUT"
+    echo "e2e.cases=$list${trace:+ e2e.trace=$trace} e2e.guest_timeout=$GUEST_TIMEOUT e2e.guest_silence=$GUEST_SILENCE"
 }
 
 # boot ID CASE...: run QEMU; results land in $OUT/out-ID/, its serial
@@ -361,7 +364,7 @@ no_topology() {
     if [ -f "$d/$c.died" ]; then
         echo "crashed: $(cat "$d/$c.died")${sig:+: $sig}"
     elif [ -f "$d/$c.timeout" ]; then
-        echo "hung: no topology within ${GUEST_TIMEOUT}s${sig:+: $sig}; last line: $(grep -a -v '^[[:space:]]*$' "$con" 2>/dev/null | tail -n1 | cut -c1-120)"
+        echo "hung: $(cat "$d/$c.timeout")${sig:+: $sig}; last line: $(grep -a -v '^[[:space:]]*$' "$con" 2>/dev/null | tail -n1 | cut -c1-120)"
     else
         echo "guest did not print its topology${sig:+: $sig}"
     fi
