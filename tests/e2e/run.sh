@@ -357,18 +357,19 @@ keep_attempt() {
 
 # no_topology DIR CASE CONSOLE: why a guest printed no topology
 no_topology() {
-    local d=$1 c=$2 con=$3 sig
+    local d=$1 c=$2 con=$3 sig why
     # the first BUG/panic line, without its time stamp and addresses
     sig=$(grep -a -m1 -E 'BUG:|Oops|Kernel panic|segfault|double fault' "$con" |
           sed -E 's/^\[ *[0-9.]+\] //; s/ at ([0-9a-f]{8,}|\(____ptrval____\)) .*//' | cut -c1-150)
     if [ -f "$d/$c.died" ]; then
-        echo "crashed: $(cat "$d/$c.died")${sig:+: $sig}"
+        why="crashed: $(cat "$d/$c.died")${sig:+: $sig}"
     elif [ -f "$d/$c.timeout" ]; then
-        echo "hung: $(cat "$d/$c.timeout")${sig:+: $sig}; last line: $(grep -a -v '^[[:space:]]*$' "$con" 2>/dev/null | tail -n1 | cut -c1-120)"
+        why="hung: $(cat "$d/$c.timeout")${sig:+: $sig}; last line: $(grep -a -v '^[[:space:]]*$' "$con" 2>/dev/null | tail -n1 | cut -c1-120)"
     else
-        echo "guest did not print its topology${sig:+: $sig}"
+        why="guest did not print its topology${sig:+: $sig}"
     fi
-    [ ! -f "$d/$c.xl-list-errors" ] || echo "; xl list failed: $(tail -n1 "$d/$c.xl-list-errors" | cut -c1-100)"
+    [ ! -f "$d/$c.xl-list-errors" ] || why="$why; xl list failed: $(tail -n1 "$d/$c.xl-list-errors" | cut -c1-100)"
+    echo "$why"
 }
 
 declare -A BOOT_SECS BOOT_ERR
