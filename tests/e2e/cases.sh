@@ -40,9 +40,9 @@ case_kind() {
 
 # case_boots CASE -> how many fresh boots (a new QEMU each) a case may take
 # when its guest dies or hangs before it has printed its whole topology
-# (never when it printed a wrong line: that fails at once).  PVH guests under TCG
-# die or hang now and then, on stock Xen as on ours (docs/e2e.md, "PVH
-# guests under TCG"); E2E_PVH_BOOTS overrides their bound.
+# (never when it printed a wrong line: that fails at once).  PVH guests
+# under TCG die or hang now and then, on stock Xen as on ours (docs/e2e.md,
+# "PVH guests under TCG"); E2E_PVH_BOOTS overrides their bound.
 case_boots() {
     case $1 in
     pvh-*) echo "${E2E_PVH_BOOTS:-6}" ;;
