@@ -128,7 +128,6 @@ done
 {
 echo
 echo "e2e-flake: $RUNS fresh boots per variant, $(( ($(date +%s) - t0) / 60 )) min, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
-first=${VARIANTS%% *}
 for v in $VARIANTS; do
     echo "$v: $(awk -v v="$v" '$1 == v && $3 != "ok"' "$ROOT/results.txt" | wc -l)/$RUNS failed (crash $(awk -v v="$v" '$1 == v && $3 == "crash"' "$ROOT/results.txt" | wc -l), hang $(awk -v v="$v" '$1 == v && $3 == "hang"' "$ROOT/results.txt" | wc -l), other $(awk -v v="$v" '$1 == v && $3 == "other"' "$ROOT/results.txt" | wc -l))$(variant_env "$v" | sed -n 's/^E2E_CASES=/, case /p' | tr -d '\n')"
     awk -v v="$v" '$1 == v && $3 != "ok" { $1 = ""; sub(/^ /, ""); print "    boot " $0 }' "$ROOT/results.txt" | cut -c1-220

@@ -43,7 +43,7 @@ GUEST_SILENCE=${E2E_GUEST_SILENCE:-120}
 CPU_AMD=${E2E_CPU_AMD:-max}
 CPU_INTEL=${E2E_CPU_INTEL:-max,vendor=GenuineIntel}
 ACCEL=${E2E_ACCEL:-tcg,thread=single}
-QEMU=(${E2E_QEMU:-qemu-system-x86_64})
+QEMU=("${E2E_QEMU:-qemu-system-x86_64}")
 [ -z "${E2E_QEMU:-}" ] || [ ! -d "$(dirname "$E2E_QEMU")/../share/qemu" ] ||
     QEMU+=(-L "$(dirname "$E2E_QEMU")/../share/qemu")
 # smap=0: TCG, else dom0 dies at once.  xsave=0: under TCG, Xen's XRSTOR of
@@ -409,7 +409,7 @@ if [ $mode = run ]; then
         done
     done
 fi
-for b in $(ls -d "$OUT"/out-* 2>/dev/null); do
+for b in "$OUT"/out-*; do
     [ -f "$b/boot-error" ] && BOOT_ERR[${b##*/out-}]=$(cat "$b/boot-error")
 done
 
