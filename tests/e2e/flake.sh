@@ -18,7 +18,7 @@
 #
 # usage: tests/e2e/flake.sh [RUNS]        (default 10; make e2e-flake RUNS=N)
 # environment: E2E_FLAKE_VARIANTS (default "a b c"), E2E_FLAKE_OUT (default
-#   build/e2e-flake), E2E_GUEST_TIMEOUT (default 240, as in make e2e)
+#   build/e2e-flake), and run.sh's E2E_GUEST_TIMEOUT and E2E_GUEST_SILENCE
 #
 # Prints each variant's failures / N with each failure's signature (the
 # guest's BUG/panic line, or the last console line of a hang) and a
@@ -128,8 +128,13 @@ done
 {
 echo
 echo "e2e-flake: $RUNS fresh boots per variant, $(( ($(date +%s) - t0) / 60 )) min, $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+# count VARIANT OUTCOME: how many of its boots had it ("failed": all but ok)
+count() {
+    awk -v v="$1" -v o="$2" '$1 == v && ($3 == o || (o == "failed" && $3 != "ok"))' \
+        "$ROOT/results.txt" | wc -l
+}
 for v in $VARIANTS; do
-    echo "$v: $(awk -v v="$v" '$1 == v && $3 != "ok"' "$ROOT/results.txt" | wc -l)/$RUNS failed (crash $(awk -v v="$v" '$1 == v && $3 == "crash"' "$ROOT/results.txt" | wc -l), hang $(awk -v v="$v" '$1 == v && $3 == "hang"' "$ROOT/results.txt" | wc -l), other $(awk -v v="$v" '$1 == v && $3 == "other"' "$ROOT/results.txt" | wc -l))$(variant_env "$v" | sed -n 's/^E2E_CASES=/, case /p' | tr -d '\n')"
+    echo "$v: $(count "$v" failed)/$RUNS failed (crash $(count "$v" crash), hang $(count "$v" hang), other $(count "$v" other)), case $(variant_env "$v" | sed -n 's/^E2E_CASES=//p')"
     awk -v v="$v" '$1 == v && $3 != "ok" { $1 = ""; sub(/^ /, ""); print "    boot " $0 }' "$ROOT/results.txt" | cut -c1-220
 done
 # one-sided Fisher exact test: P(at least this many failures in V) if V and
