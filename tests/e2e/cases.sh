@@ -1,8 +1,8 @@
 # The end-to-end guest cases: their xl configuration and what the guest must
 # print (topology cases) or what `xl create` must say (bad-* cases).
 # Sourced by run.sh.  Expected values are written here, by hand, from
-# issue 4 and ../shared/notes/vnuma-topology.md; nothing is derived from a
-# run.
+# docs/misc/vnuma-cpu-topology.pandoc (patch 12) and how Linux derives its
+# topology; nothing is derived from a run.
 # shellcheck shell=bash
 
 # More vCPUs than the 4 emulated pCPUs need maxvcpus= (xl refuses vnuma

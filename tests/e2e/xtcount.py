@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Count the records of a xentrace dump, independently of pi-stats.
 
-The format (../shared/notes/xentrace-format.md): no file header; a run of
+The format (Xen 4.17 tools/xentrace/xentrace.c): no file header; a run of
 windows, each a 12-byte TRC_TRACE_CPU_CHANGE record (header 0x2001f003, u32
 cpu, u32 window_size) followed by window_size bytes of whole records.  A
 record is a u32 header (event bits 0-27, extra-word count bits 28-30, TSC

@@ -35,7 +35,7 @@ done
 # xentrace_format (patch 0001): runs under Python 3 on a real trace and
 # prints one line per record (5,706 in rtds-8cpu, per traces/README.md;
 # its formats file has a catch-all line, so every record prints).
-trace=$TOP/../shared/traces/rtds-8cpu.xentrace
+trace=$TOP/tests/data/traces/rtds-8cpu.xentrace
 fmt=$inst/usr/bin/xentrace_format
 head -n1 "$fmt" | grep -q python3 && ok "xentrace_format runs with python3" true ||
     ok "xentrace_format runs with python3 ($(head -n1 "$fmt"))" false

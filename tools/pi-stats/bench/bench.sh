@@ -27,7 +27,7 @@ if [ -z "${XENALYZE:-}" ]; then
     XENALYZE=$top/build/xen/dist/install/usr/sbin/xenalyze
     [ -x "$XENALYZE" ] || XENALYZE=$top/build/xen/tools/xentrace/xenalyze
 fi
-TRACES=${TRACES:-$(cd "$top/.." && pwd)/shared/traces}
+TRACES=${TRACES:-$top/tests/data/traces}
 RUNS_A=${RUNS_A:-50}
 RUNS_BIG=${RUNS_BIG:-9}
 SPLICE_MB=${SPLICE_MB:-320}

@@ -5,7 +5,7 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../../.." && pwd)
-traces=${TRACES:-$(cd "$top/.." && pwd)/shared/traces}
+traces=${TRACES:-$top/tests/data/traces}
 out=$1
 mkdir -p "$out"
 python3 - "$traces" "$out" "$here/../tests" <<'PY'

@@ -16,8 +16,8 @@ sys.path.insert(0, HERE)
 import gentrace as g  # noqa: E402
 
 BUILD = os.environ.get('BUILD') or os.path.join(TOP, 'build', 'pi-stats')
-TRACES = os.environ.get('TRACES') or os.path.join(os.path.dirname(TOP),
-                                                  'shared', 'traces')
+TRACES = os.environ.get('TRACES') or os.path.join(TOP, 'tests', 'data',
+                                                  'traces')
 XENALYZE = os.environ.get('XENALYZE') or next(
     (p for p in (os.path.join(TOP, 'build/xen/dist/install/usr/sbin/xenalyze'),
                  os.path.join(TOP, 'build/xen/tools/xentrace/xenalyze'))
