@@ -178,9 +178,12 @@ export_() {
         --no-renames --diff-algorithm=myers -o "$tmp" base..HEAD >/dev/null ||
         die "git format-patch failed"
     (cd "$tmp" && ls -1 -- *.patch 2>/dev/null) > "$tmp/series" || true
-    # Replace the queue: old patches that are no longer in it go.
+    # Replace the queue: old patches that are no longer in it go.  A
+    # directory without a series yet is simply filled.
     local p
-    for p in $(series_files); do rm -f "$PATCHES/$p"; done
+    if [ -f "$PATCHES/series" ]; then
+        for p in $(series_files); do rm -f "$PATCHES/$p"; done
+    fi
     mv "$tmp"/*.patch "$PATCHES"/ 2>/dev/null || true
     mv "$tmp/series" "$PATCHES/series"
     rm -rf "$tmp"

@@ -29,10 +29,22 @@ done
 rc=$?
 is "$rc" 0 "pq import into a fresh tree"
 is "$(git -C "$work/tree" rev-list --count base..HEAD)" "${#series[@]}" "one commit per patch"
+# Export into an empty directory, so that every byte compared was written by
+# the export itself.
 mkdir "$work/patches"
-cp "$TOP/patches/series" "$TOP/patches/"*.patch "$work/patches/"
 PATCHES=$work/patches "$TOP/scripts/pq.sh" export "$work/tree" >/dev/null
+is "$?" 0 "pq export into an empty directory"
 ok "import then export reproduces patches/ byte for byte" diff -r "$TOP/patches" "$work/patches"
+
+# Exporting replaces the queue: a patch the old series named, and the new
+# one does not, is removed; a file the series never named is left alone.
+echo "0099-gone.patch" >> "$work/patches/series"
+touch "$work/patches/0099-gone.patch" "$work/patches/notes.txt"
+PATCHES=$work/patches "$TOP/scripts/pq.sh" export "$work/tree" >/dev/null
+ok "export removes a patch dropped from the queue" test ! -e "$work/patches/0099-gone.patch"
+ok "export leaves files the series never named" test -e "$work/patches/notes.txt"
+rm -f "$work/patches/notes.txt"
+ok "and patches/ is again byte for byte the series" diff -r "$TOP/patches" "$work/patches"
 
 # A developer's commit is not lost by a second import.
 echo "/* local */" >> "$work/tree/README"
