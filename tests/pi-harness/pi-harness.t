@@ -2,15 +2,21 @@
 # pi-harness: xen/arch/x86/hvm/vmx/pi.c of the patched tree run in userspace.
 # Builds the harness from $TREE (default build/xen), runs the threaded
 # invariant stress and the deterministic replays with the bound off and on
-# (tests/pi-harness/bench.sh, which writes build/pi-harness/summary.json and
+# (tests/pi-harness/bench.sh, which writes $OUT/summary.json and
 # the *.xentrace traces), checks the goals of issue 6 on the figures, then
 # the ThreadSanitizer and AddressSanitizer+UBSan builds.
-# PI_HARNESS_SANITIZERS=0 leaves the sanitizer runs out.
+#
+#   TREE      the patched tree (default build/xen)
+#   OUT       where the harness is built and run (default build/pi-harness)
+#   XENALYZE  the patched xenalyze (default $TREE/tools/xentrace/xenalyze,
+#             built by `make tools`); missing, it is a failure
+#   PI_HARNESS_SANITIZERS=0 leaves the sanitizer runs out.
 . "$(dirname "$0")/../lib/tap.sh"
 set -u
 
 TREE=${TREE:-$BUILD/xen}
 OUT=${OUT:-$BUILD/pi-harness}
+XENALYZE=${XENALYZE:-$TREE/tools/xentrace/xenalyze}
 HDIR=$TOP/tests/pi-harness
 export TREE OUT
 
@@ -21,6 +27,9 @@ if [ ! -f "$TREE/xen/arch/x86/hvm/vmx/pi.c" ]; then
     exit
 fi
 mkdir -p "$OUT"
+# Nothing of an earlier run may be read as this one's.
+rm -f "$OUT/summary.json" "$OUT"/*.xentrace "$OUT/bench.log"
+run_id=pi-harness.t-$(date -u +%Y%m%dT%H%M%SZ)-$$
 
 # logged LOG CMD...: run CMD with its output in LOG (for ok)
 logged() {
@@ -31,21 +40,16 @@ logged() {
 
 ok "harness and upstream reference build from $TREE" \
     make -s -C "$HDIR" TREE="$TREE" OUT="$OUT" all
-ok "bench: stress and replays ran, summary.json written" \
-    logged "$OUT/bench.log" env REPS=3 EVENTS=${EVENTS:-10000} \
-    STRESS_SECONDS=${STRESS_SECONDS:-3} "$HDIR/bench.sh"
-sed 's/^/# /' "$OUT/bench.log" | grep -v '^# invariant' | tail -n 20
+logged "$OUT/bench.log" env RUN_ID="$run_id" REPS=3 \
+    EVENTS=${EVENTS:-10000} STRESS_SECONDS=${STRESS_SECONDS:-3} "$HDIR/bench.sh"
+is "$?" 0 "bench: stress and replays ran (bench.sh exit status)"
+sed 's/^/# /' "$OUT/bench.log" | grep -v '^# invariant' | tail -n 28
 
 # Checks on summary.json, one TAP line each, numbered after ours.
-checks=$(python3 - "$OUT/summary.json" "$_tap_n" <<'PY'
+checks=$(python3 - "$OUT/summary.json" "$_tap_n" "$run_id" "$OUT" <<'PY'
 import json, struct, sys, os
-rows = json.load(open(sys.argv[1]))
 n = int(sys.argv[2])
-by = {}
-for r in rows:
-    key = r["scenario"] + ("" if r["mode"] == "stress" else
-                           ("-on" if r["limit"] else "-off"))
-    by.setdefault(key, r)
+run_id, out = sys.argv[3], sys.argv[4]
 failed = 0
 def ok(cond, name, diag=None):
     global n, failed
@@ -55,6 +59,27 @@ def ok(cond, name, diag=None):
         print("# " + diag)
     if not cond:
         failed += 1
+def stop():
+    print("__N__ %d %d" % (n, failed))
+    sys.exit(0)
+
+# Only what this run wrote: bench.sh and this test both removed the old
+# summary, and every record must carry this run's id.
+ok(os.path.exists(sys.argv[1]), "summary.json written by this run's bench")
+if failed:
+    stop()
+rows = json.load(open(sys.argv[1]))
+stale = [r["scenario"] for r in rows if r.get("run") != run_id]
+ok(rows and not stale, "summary.json: all %d records from this run (%s)"
+   % (len(rows), run_id), "records of another run: %s" % stale if stale
+   else None)
+if failed:
+    stop()
+by = {}
+for r in rows:
+    key = r["scenario"] + ("" if r["mode"] == "stress" else
+                           ("-on" if r["limit"] else "-off"))
+    by.setdefault(key, r)
 
 for r in rows:
     tag = "%s (%s, limit %d)" % (r["scenario"], r["mode"], r["limit"])
@@ -94,7 +119,7 @@ for k, r in by.items():
     if k.endswith("-off") and r["mode"] == "replay":
         ok(r["spilled"] == 0 and r["limit"] == 0,
            "%s: bound off never spills" % k)
-ok(off["max_len"] == 128, "nic-128on1 bound off: one list of 128, as upstream")
+ok(by["nic-128on1-off"]["max_len"] == 128, "nic-128on1 bound off: one list of 128, as upstream")
 
 # The traces: windows of TRC_TRACE_CPU_CHANGE + records, read here
 # independently of the harness; PI_WAKEUP records = walks measured.
@@ -119,35 +144,43 @@ def read_trace(path):
 for k in ("nic-128on1-on", "nic-128on1-off", "nic-128on1-8cpu-on"):
     r = by[k]
     try:
+        assert os.path.dirname(os.path.abspath(r["trace"])) == \
+            os.path.abspath(out), r["trace"]
         c = read_trace(r["trace"])
         good = (c.get(0x0080200a, 0) == r["walks"] and
                 c.get(0x00802009, 0) == r["adds"])
+        diag = None if good else "records %s" % (
+            {hex(e): v for e, v in c.items()})
     except Exception as e:
-        good, c = False, {"error": str(e)}
+        good, diag = False, "error: %s" % e
     ok(good, "%s.xentrace: well-formed, %d PI_WAKEUP and %d PI_LIST_ADD "
-       "records = walks and adds" % (k, r["walks"], r["adds"]))
-print("__N__ %d %d" % (n, failed))
+       "records = walks and adds" % (k, r["walks"], r["adds"]), diag)
+print("__WALKS__ %d" % by["nic-128on1-on"]["walks"])
+stop()
 PY
 )
-printf '%s\n' "$checks" | grep -v '^__N__'
+printf '%s\n' "$checks" | grep -v '^__N__\|^__WALKS__'
+walks=$(printf '%s\n' "$checks" | sed -n 's/^__WALKS__ //p')
 set -- $(printf '%s\n' "$checks" | grep '^__N__')
 if [ $# -eq 3 ]; then
     _tap_n=$2
     _tap_failed=$((_tap_failed + $3))
 else
-    ok "summary.json checks ran" false
+    # the checker died: count the lines it printed, then fail
+    _tap_n=$((_tap_n + $(printf '%s\n' "$checks" | grep -c '^\(not \)\?ok ')))
+    _tap_failed=$((_tap_failed + $(printf '%s\n' "$checks" | grep -c '^not ok ')))
+    ok "summary.json checks ran to the end" false
 fi
 
-xenalyze=$TREE/tools/xentrace/xenalyze
-if [ -x "$xenalyze" ]; then
-    walks=$(python3 -c 'import json,sys; print([r for r in json.load(open(sys.argv[1])) if r["scenario"]=="nic-128on1" and r["limit"]][0]["walks"])' "$OUT/summary.json")
-    is "$("$xenalyze" --dump-all "$OUT/nic-128on1-on.xentrace" 2>/dev/null | grep -c ' pi_wakeup ')" \
-        "$walks" "xenalyze --dump-all names every PI_WAKEUP record"
+# The patched xenalyze: `make check` builds the tools before the tests.
+ok "xenalyze of the patched tools: $XENALYZE (make tools, or set XENALYZE)" \
+    test -x "$XENALYZE"
+if [ -x "$XENALYZE" ]; then
+    is "$("$XENALYZE" --dump-all "$OUT/nic-128on1-on.xentrace" 2>/dev/null | grep -c ' pi_wakeup ')" \
+        "${walks:-no walks}" "xenalyze --dump-all names every PI_WAKEUP record"
     ok "xenalyze --summary reads the trace without aborting" \
-        sh -c '"$1" --summary "$2" >/dev/null 2>&1' - "$xenalyze" \
+        sh -c '"$1" --summary "$2" >/dev/null 2>&1' - "$XENALYZE" \
         "$OUT/nic-128on1-on.xentrace"
-else
-    diag "no $xenalyze (tools not built): xenalyze checks left out"
 fi
 
 if [ "${PI_HARNESS_SANITIZERS:-1}" != 0 ]; then
