@@ -46,10 +46,11 @@ is "$?" 0 "bench: stress and replays ran (bench.sh exit status)"
 sed 's/^/# /' "$OUT/bench.log" | grep -v '^# invariant' | tail -n 28
 
 # Checks on summary.json, one TAP line each, numbered after ours.
-checks=$(python3 - "$OUT/summary.json" "$_tap_n" "$run_id" "$OUT" <<'PY'
+checks=$(python3 - "$OUT/summary.json" "$_tap_n" "$run_id" "$TREE" \
+    "$OUT" <<'PY'
 import json, struct, sys, os
 n = int(sys.argv[2])
-run_id, out = sys.argv[3], sys.argv[4]
+run_id, tree, out = sys.argv[3], sys.argv[4], sys.argv[5]
 failed = 0
 def ok(cond, name, diag=None):
     global n, failed
@@ -81,15 +82,57 @@ for r in rows:
                            ("-on" if r["limit"] else "-off"))
     by.setdefault(key, r)
 
+# The default limit, as docs/misc/xen-command-line.pandoc and
+# docs/misc/vmx-pi-blocking.pandoc give it: max(8, ceil(B / P) + 4), B the
+# vCPUs that can block (the harness's one guest: all of its vCPUs), P the
+# online pCPUs.
+FORMULA = "max(8, ceil(B / P) + 4)"
+def documented_limit(b, p):
+    return max(8, -(-b // p) + 4)
+for doc in ("docs/misc/xen-command-line.pandoc",
+            "docs/misc/vmx-pi-blocking.pandoc"):
+    try:
+        text = " ".join(open(os.path.join(tree, doc)).read().split())
+    except OSError:
+        text = ""
+    ok(FORMULA in text, "%s gives the default limit as %s" % (doc, FORMULA))
+
 for r in rows:
     tag = "%s (%s, limit %d)" % (r["scenario"], r["mode"], r["limit"])
     ok(r["lost_wakeups"] == 0, "%s: no lost wakeup" % tag)
     ok(r["invariant_violations"] == 0, "%s: no invariant violation" % tag)
 
+# The limit of every run: exactly the documented formula for the scenarios
+# whose pCPUs all stay online; with CPU hotplug, the formula for the pCPUs
+# online at the end, or for one fewer (a pCPU coming up is counted from the
+# next recomputation); the number given with --limit N.
+NOHOTPLUG = {"nic-128on1-on": (128, 64), "nic-128on1-8cpu-on": (128, 8),
+             "spread-128on64-on": (128, 64)}
+for k, (b, p) in NOHOTPLUG.items():
+    r, want = by[k], documented_limit(b, p)
+    ok(r["vcpus"] == b and r["pcpus"] == r["online_pcpus"] == p and
+       r["limit_option"] == "auto" and r["limit"] == want,
+       "%s: %d vCPUs on %d pCPUs, default limit %d = %s"
+       % (k, b, p, r["limit"], FORMULA.replace("B", str(b)).replace("P", str(p))),
+       None if r["limit"] == want else "want %d" % want)
+for r in rows:
+    k, opt = r["scenario"] + " (limit %s)" % r["limit_option"], r["limit_option"]
+    if opt == "auto":
+        b, p = r["vcpus"], r["online_pcpus"]
+        want = {documented_limit(b, p)}
+        if r["online_pcpus"] < r["pcpus"] or r.get("hotplugs") or \
+                "hotplug" in r["scenario"]:
+            want.add(documented_limit(b, p - 1))
+        ok(r["limit"] in want, "%s: limit %d, formula for %d vCPUs and %d "
+           "online pCPUs gives %s" % (k, r["limit"], b, p, sorted(want)))
+    else:
+        want = 0 if opt is None else int(opt)
+        ok(r["limit"] == want, "%s: limit %d as given" % (k, r["limit"]))
+
 on, off = by["nic-128on1-on"], by["nic-128on1-off"]
-ok(0 < on["limit"] <= 16 and on["max_len"] <= on["limit"],
-   "nic-128on1: default limit %d <= 16, max list length %d <= limit"
-   % (on["limit"], on["max_len"]))
+ok(on["max_len"] <= on["limit"],
+   "nic-128on1: max list length %d <= limit %d"
+   % (on["max_len"], on["limit"]))
 ok(on["over_limit"] == 0, "nic-128on1: over_limit == 0")
 ratio = off["p99_walk_cycles"] / max(on["p99_walk_cycles"], 1)
 ok(ratio >= 8, "nic-128on1: p99 walk cycles %d -> %d, %.1fx lower (>= 8x)"
@@ -125,7 +168,7 @@ ok(by["nic-128on1-off"]["max_len"] == 128, "nic-128on1 bound off: one list of 12
 # independently of the harness; PI_WAKEUP records = walks measured.
 def read_trace(path):
     data = open(path, "rb").read()
-    off, counts = 0, {}
+    off, counts, limits = 0, {}, set()
     while off < len(data):
         hdr, cpu, size = struct.unpack_from("<III", data, off)
         assert hdr == 0x2001f003, (path, off, hex(hdr))
@@ -138,23 +181,29 @@ def read_trace(path):
             rec = 4 + (8 if h >> 31 else 0) + 4 * nx
             ev = h & 0x0fffffff
             counts[ev] = counts.get(ev, 0) + 1
+            if ev == 0x00802009 and nx == 4:
+                # PI_LIST_ADD: vCPU, cpu << 16 | list cpu, length, limit
+                limits.add(struct.unpack_from("<I", data,
+                                              off + rec - 4)[0])
             off += rec
         assert off == end, (path, "records do not tile the window")
-    return counts
+    return counts, limits
 for k in ("nic-128on1-on", "nic-128on1-off", "nic-128on1-8cpu-on"):
     r = by[k]
     try:
         assert os.path.dirname(os.path.abspath(r["trace"])) == \
             os.path.abspath(out), r["trace"]
-        c = read_trace(r["trace"])
+        c, limits = read_trace(r["trace"])
         good = (c.get(0x0080200a, 0) == r["walks"] and
-                c.get(0x00802009, 0) == r["adds"])
-        diag = None if good else "records %s" % (
-            {hex(e): v for e, v in c.items()})
+                c.get(0x00802009, 0) == r["adds"] and
+                limits == {r["limit"]})
+        diag = None if good else "records %s, limits in PI_LIST_ADD %s" % (
+            {hex(e): v for e, v in c.items()}, sorted(limits))
     except Exception as e:
         good, diag = False, "error: %s" % e
     ok(good, "%s.xentrace: well-formed, %d PI_WAKEUP and %d PI_LIST_ADD "
-       "records = walks and adds" % (k, r["walks"], r["adds"]), diag)
+       "records = walks and adds, every PI_LIST_ADD with limit %d"
+       % (k, r["walks"], r["adds"], r["limit"]), diag)
 print("__WALKS__ %d" % by["nic-128on1-on"]["walks"])
 stop()
 PY
