@@ -2,9 +2,12 @@
 # pi-harness: xen/arch/x86/hvm/vmx/pi.c of the patched tree run in userspace.
 # Builds the harness from $TREE (default build/xen), runs the threaded
 # invariant stress and the deterministic replays with the bound off and on
-# (tests/pi-harness/bench.sh, which writes $OUT/summary.json and
-# the *.xentrace traces), checks the goals of issue 6 on the figures, then
-# the ThreadSanitizer and AddressSanitizer+UBSan builds.
+# (tests/pi-harness/bench.sh, which writes $OUT/summary.json and the
+# *.xentrace traces), checks the bound's behaviour on them (limits from the
+# documented formula, list lengths, spills, over-limit adds, lost wakeups,
+# invariant violations, record counts; no timings: those are `make bench`'s),
+# reads a trace with the tree's xenalyze, then runs the ThreadSanitizer and
+# AddressSanitizer+UBSan builds.
 #
 #   TREE      the patched tree (default build/xen)
 #   OUT       where the harness is built and run (default build/pi-harness)
@@ -129,30 +132,19 @@ for r in rows:
         want = 0 if opt is None else int(opt)
         ok(r["limit"] == want, "%s: limit %d as given" % (k, r["limit"]))
 
-on, off = by["nic-128on1-on"], by["nic-128on1-off"]
-ok(on["max_len"] <= on["limit"],
-   "nic-128on1: max list length %d <= limit %d"
-   % (on["max_len"], on["limit"]))
-ok(on["over_limit"] == 0, "nic-128on1: over_limit == 0")
-ratio = off["p99_walk_cycles"] / max(on["p99_walk_cycles"], 1)
-ok(ratio >= 8, "nic-128on1: p99 walk cycles %d -> %d, %.1fx lower (>= 8x)"
-   % (off["p99_walk_cycles"], on["p99_walk_cycles"], ratio),
-   "p99 of each measured run: off %s, on %s" % (off["p99_walk_cycles_runs"],
-                                               on["p99_walk_cycles_runs"]))
-on8, off8 = by["nic-128on1-8cpu-on"], by["nic-128on1-8cpu-off"]
-avg = -(-on8["vcpus"] // on8["pcpus"])
-ok(on8["max_len"] <= on8["limit"] and on8["over_limit"] == 0,
-   "nic-128on1-8cpu: max list length %d <= limit %d (average %d), "
-   "over_limit 0" % (on8["max_len"], on8["limit"], avg))
-r8 = off8["p99_walk_cycles"] / max(on8["p99_walk_cycles"], 1)
-ok(r8 > 1, "nic-128on1-8cpu: p99 walk cycles %d -> %d (%.1fx lower)"
-   % (off8["p99_walk_cycles"], on8["p99_walk_cycles"], r8))
+# Behaviour with the bound: no list above the limit, no over-limit add, and
+# the vCPUs that do not fit on their own pCPU's list spill to others.
+for k in ("nic-128on1-on", "nic-128on1-8cpu-on"):
+    r = by[k]
+    ok(r["max_len"] <= r["limit"] and r["over_limit"] == 0 and
+       r["spilled"] > 0,
+       "%s: max list length %d <= limit %d, over_limit %d, %d adds spilled"
+       % (k, r["max_len"], r["limit"], r["over_limit"], r["spilled"]))
 son, soff = by["spread-128on64-on"], by["spread-128on64-off"]
-ok(son["spilled"] == 0 and
-   son["p50_block_cycles"] <= 1.10 * soff["p50_block_cycles"],
-   "spread-128on64 (nothing spills): block path p50 %d cycles with the "
-   "bound, %d without (<= +10%%)" % (son["p50_block_cycles"],
-                                     soff["p50_block_cycles"]))
+ok(son["spilled"] == 0 and son["over_limit"] == 0 and
+   son["digest"] == soff["digest"],
+   "spread-128on64 (lists below the limit): nothing spills, and the bound "
+   "on gives the same lists, order and NDST as the bound off")
 for s in ("nic-128on1", "nic-128on1-8cpu", "mixed-hotplug"):
     up = by[s + "-upstream-off"]
     ok(up["same_as_bound_off"] and up["digest"] == by[s + "-off"]["digest"],
