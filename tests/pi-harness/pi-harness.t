@@ -73,10 +73,10 @@ ok(os.path.exists(sys.argv[1]), "summary.json written by this run's bench")
 if failed:
     stop()
 rows = json.load(open(sys.argv[1]))
-stale = [r["scenario"] for r in rows if r.get("run") != run_id]
+stale = [r for r in rows if r.get("run") != run_id]
 ok(rows and not stale, "summary.json: all %d records from this run (%s)"
-   % (len(rows), run_id), "records of another run: %s" % stale if stale
-   else None)
+   % (len(rows), run_id), "%d records of run %s" % (len(stale), sorted(
+       {str(r.get("run")) for r in stale})) if stale else None)
 if failed:
     stop()
 by = {}
@@ -144,7 +144,9 @@ son, soff = by["spread-128on64-on"], by["spread-128on64-off"]
 ok(son["spilled"] == 0 and son["over_limit"] == 0 and
    son["digest"] == soff["digest"],
    "spread-128on64 (lists below the limit): nothing spills, and the bound "
-   "on gives the same lists, order and NDST as the bound off")
+   "on gives the same lists, order and NDST as the bound off",
+   "spilled %d, over_limit %d, state digest %s on, %s off"
+   % (son["spilled"], son["over_limit"], son["digest"], soff["digest"]))
 for s in ("nic-128on1", "nic-128on1-8cpu", "mixed-hotplug"):
     up = by[s + "-upstream-off"]
     ok(up["same_as_bound_off"] and up["digest"] == by[s + "-off"]["digest"],
