@@ -115,9 +115,9 @@ for k, (b, p) in NOHOTPLUG.items():
     r, want = by[k], documented_limit(b, p)
     ok(r["vcpus"] == b and r["pcpus"] == r["online_pcpus"] == p and
        r["limit_option"] == "auto" and r["limit"] == want,
-       "%s: %d vCPUs on %d pCPUs, default limit %d = %s"
-       % (k, b, p, r["limit"], FORMULA.replace("B", str(b)).replace("P", str(p))),
-       None if r["limit"] == want else "want %d" % want)
+       "%s: %d vCPUs on %d pCPUs, default limit %d, documented %s = %d"
+       % (k, b, p, r["limit"],
+          FORMULA.replace("B", str(b)).replace("P", str(p)), want))
 for r in rows:
     k, opt = r["scenario"] + " (limit %s)" % r["limit_option"], r["limit_option"]
     if opt == "auto":
