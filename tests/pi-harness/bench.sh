@@ -16,8 +16,17 @@
 # Walk and block cycles come from runs without tracing (REPS runs, the one
 # with the median p99 walk kept); the traces from one more run of the same
 # replay with tracing on, whose state digest must be the same.
+#
+# Every record of summary.json carries "run" (RUN_ID, or one made here) and
+# "limit_option" (the --limit given: auto, 0 or a number; null for the code
+# before the series).  summary.json and the traces of an earlier run are
+# removed first, so a run that fails leaves none behind.
+#
+# The timing figures (walk and block cycles, their ratios bound off -> on)
+# are printed at the end; they are measurements, not checks.
 set -eu
 OUT=${OUT:?}
+RUN_ID=${RUN_ID:-$(date -u +%Y%m%dT%H%M%SZ)-$$}
 H=$OUT/pi-harness
 REF=$OUT/pi-harness-ref
 REPS=${REPS:-3}
@@ -25,6 +34,7 @@ EVENTS=${EVENTS:-20000}
 STRESS_SECONDS=${STRESS_SECONDS:-4}
 TMP=$OUT/runs
 rm -rf "$TMP"
+rm -f "$OUT/summary.json" "$OUT"/*.xentrace
 mkdir -p "$TMP"
 n=0
 
@@ -42,7 +52,7 @@ replay() {
     "$H" replay --scenario "$name" --limit "$limit" --events "$EVENTS" "$@" \
         --trace "$OUT/$tag.xentrace" --digest "$TMP/$tag.digest" \
         > "$TMP/$tag.trace.json"
-    python3 - "$TMP" "$tag" "$REPS" > "$TMP/$n.json" <<'PY'
+    python3 - "$TMP" "$tag" "$REPS" "$limit" > "$TMP/$n.json" <<'PY'
 import json, sys
 tmp, tag, reps = sys.argv[1], sys.argv[2], int(sys.argv[3])
 runs = [json.load(open(f"{tmp}/{tag}.m{i}.json")) for i in range(reps)]
@@ -55,6 +65,7 @@ for r in runs:
 m["trace"] = tr["trace"]
 m["trace_records"] = tr["trace_records"]
 m["measured_runs"] = reps
+m["limit_option"] = sys.argv[4]
 m["p99_walk_cycles_runs"] = [r["p99_walk_cycles"] for r in runs]
 m["lost_wakeups"] = max(r["lost_wakeups"] for r in runs + [tr])
 m["invariant_violations"] = max(r["invariant_violations"] for r in runs + [tr])
@@ -90,6 +101,7 @@ for s in "nic-128on1 --pcpus 64 --vcpus 128 --all-on-0 --burst 2" \
 import json, sys
 r = json.load(open(sys.argv[1]))
 r["scenario"] += "-upstream"
+r["limit_option"] = None
 r["same_as_bound_off"] = sys.argv[2] == "true"
 print(json.dumps(r))
 PY
@@ -101,23 +113,28 @@ for l in 0 auto 3; do
     "$H" stress --scenario "stress-hotplug" --limit $l --pcpus 8 --vcpus 24 \
         --all-on-0 --hotplug 20 --seconds "$STRESS_SECONDS" \
         --trace "$OUT/stress-limit-$l.xentrace" > "$TMP/$n.json"
+    echo "$l" > "$TMP/$n.limit"
     n=$((n + 1))
 done
 "$H" stress --scenario "stress-spread" --limit auto --pcpus 8 --vcpus 32 \
     --hotplug 10 --seconds "$STRESS_SECONDS" --xapic > "$TMP/$n.json"
+echo auto > "$TMP/$n.limit"
 n=$((n + 1))
 
-i=0
-{
-    echo "["
-    while [ $i -lt $n ]; do
-        [ $i -gt 0 ] && echo ","
-        cat "$TMP/$i.json"
-        i=$((i + 1))
-    done
-    echo "]"
-} > "$OUT/summary.json"
-python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$OUT/summary.json"
+python3 - "$TMP" "$n" "$RUN_ID" > "$TMP/summary.json" <<'PY'
+import json, os, sys
+tmp, n, run = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+rows = []
+for i in range(n):
+    r = json.load(open(f"{tmp}/{i}.json"))
+    if os.path.exists(f"{tmp}/{i}.limit"):
+        r["limit_option"] = open(f"{tmp}/{i}.limit").read().strip()
+    r["run"] = run
+    rows.append(r)
+json.dump(rows, sys.stdout, indent=1)
+print()
+PY
+mv "$TMP/summary.json" "$OUT/summary.json"
 
 python3 - "$OUT/summary.json" <<'PY'
 import json, sys
@@ -133,5 +150,31 @@ for r in rows:
         r.get("p50_block_cycles", "-"), r["lost_wakeups"],
         r["invariant_violations"]))
 print("(* threaded stress run; cycles only from the single-threaded replays)")
+
+# Timings: measured on this machine, as they come (no pass or fail).
+by = {}
+for r in rows:
+    if r["mode"] == "replay":
+        by.setdefault(r["scenario"] + ("-on" if r["limit"] else "-off"), r)
+print("timings (rdtsc cycles, median-of-runs p99; they vary with the load):")
+for s in ("nic-128on1", "nic-128on1-8cpu"):
+    off, on = by[s + "-off"], by[s + "-on"]
+    print("  %s: p99 walk %d -> %d cycles, %.1fx lower; p50 walk %d -> %d, "
+          "%.1fx lower%s" % (s, off["p99_walk_cycles"], on["p99_walk_cycles"],
+          off["p99_walk_cycles"] / max(on["p99_walk_cycles"], 1),
+          off["p50_walk_cycles"], on["p50_walk_cycles"],
+          off["p50_walk_cycles"] / max(on["p50_walk_cycles"], 1),
+          " (goal: p99 >= 8x lower)" if s == "nic-128on1" else ""))
+    print("    p99 of each measured run: off %s, on %s"
+          % (off["p99_walk_cycles_runs"], on["p99_walk_cycles_runs"]))
+off, on = by["spread-128on64-off"], by["spread-128on64-on"]
+print("  spread-128on64 (nothing spills): block p50 %d cycles with the bound, "
+      "%d without, %+.0f%% (goal: <= +10%%)" % (on["p50_block_cycles"],
+      off["p50_block_cycles"],
+      100.0 * (on["p50_block_cycles"] - off["p50_block_cycles"])
+      / max(off["p50_block_cycles"], 1)))
+off, on = by["nic-128on1-off"], by["nic-128on1-on"]
+print("  nic-128on1 (spilled vCPUs): block p50 %d -> %d cycles"
+      % (off["p50_block_cycles"], on["p50_block_cycles"]))
 PY
 echo "summary: $OUT/summary.json"

@@ -1042,7 +1042,8 @@ int main(int argc, char **argv)
         for ( i = 0; i < rc.nwalk; i++ )
             sum += rc.walk[i];
         printf("{\"scenario\": \"%s\", \"mode\": \"replay\", "
-               "\"pcpus\": %u, \"vcpus\": %u, \"limit\": %u, "
+               "\"pcpus\": %u, \"online_pcpus\": %u, \"vcpus\": %u, "
+               "\"limit\": %u, "
                "\"max_len\": %" PRIu64 ", \"adds\": %" PRIu64 ", "
                "\"spilled\": %" PRIu64 ", \"over_limit\": %" PRIu64 ", "
                "\"moves\": %" PRIu64 ", \"walks\": %zu, "
@@ -1058,7 +1059,8 @@ int main(int argc, char **argv)
                "\"running_ndst_stale\": %" PRIu64 ", "
                "\"trace\": %s%s%s, \"trace_records\": %" PRIu64 ", "
                "\"digest\": \"%016" PRIx64 "\"}\n",
-               scenario, pcpus, vcpus, harness_limit(),
+               scenario, pcpus, num_online_cpus(), vcpus,
+               harness_limit(),
                (uint64_t)st_max_len, (uint64_t)st_adds,
                (uint64_t)st_spilled, (uint64_t)st_over_limit,
                (uint64_t)st_moves, rc.nwalk,
@@ -1157,7 +1159,8 @@ int main(int argc, char **argv)
         }
         trace_close();
         printf("{\"scenario\": \"%s\", \"mode\": \"stress\", "
-               "\"pcpus\": %u, \"vcpus\": %u, \"limit\": %u, "
+               "\"pcpus\": %u, \"online_pcpus\": %u, \"vcpus\": %u, "
+               "\"limit\": %u, "
                "\"seconds\": %u, \"checks\": %" PRIu64 ", "
                "\"hotplugs\": %" PRIu64 ", "
                "\"max_len\": %" PRIu64 ", \"adds\": %" PRIu64 ", "
@@ -1170,7 +1173,8 @@ int main(int argc, char **argv)
                "\"invariant_violations\": %" PRIu64 ", "
                "\"running_ndst_stale\": %" PRIu64 ", "
                "\"trace\": %s%s%s, \"trace_records\": %" PRIu64 "}\n",
-               scenario, pcpus, vcpus, harness_limit(), seconds, checks,
+               scenario, pcpus, num_online_cpus(), vcpus,
+               harness_limit(), seconds, checks,
                hotplugs, (uint64_t)st_max_len, (uint64_t)st_adds,
                (uint64_t)st_spilled, (uint64_t)st_over_limit,
                (uint64_t)st_moves, (uint64_t)st_walks, (uint64_t)st_blocks,
