@@ -5,11 +5,14 @@
 #
 # usage: fetch-base.sh CACHE_DIR DEST_DIR
 #        fetch-base.sh --version CACHE_DIR
+#        fetch-base.sh --sources
 #   CACHE_DIR  where the tarball, the private apt state (apt/) and the record
 #              of the base (base.txt) are kept between runs
 #   DEST_DIR   where the pristine tree is unpacked (must not exist)
 #   --version  print the Debian version of xen that CACHE_DIR's base is (or,
 #              before the first fetch, is meant to be); no network
+#   --sources  print the deb-src lines the private apt would use (from the
+#              machine's sources, see below); no network
 #
 # The pin (PIN_VERSION below): xen=4.17.5+72-g01140da4e8-1, whose orig
 # tarball must have the sha256 PIN_SHA256.  When the Debian mirrors no longer offer the requested version
@@ -77,16 +80,6 @@ if [ "${1:-}" = --version ]; then
     exit 0
 fi
 
-[ $# -eq 2 ] || die "usage: fetch-base.sh CACHE_DIR DEST_DIR"
-cache=$1 dest=$2
-[ ! -e "$dest" ] || die "$dest already exists"
-mkdir -p "$cache"
-record=$cache/base.txt
-
-# Scratch files, removed however the script ends.
-dl='' tmp=''
-trap 'rm -rf ${dl:+"$dl"} ${tmp:+"$tmp"}' EXIT
-
 # verify FILE SHA256 WHAT: FILE has the sha256 WHAT says it must have.
 verify() {
     local sum
@@ -99,78 +92,76 @@ verify() {
 # bookworm-security main ("-" when the entry names no keyring file).
 apt_bookworm_uris() {
     local f
-    for f in "$APT_ETC"/sources.list.d/*.sources; do
+    # apt's order: sources.list, then sources.list.d in name order.
+    for f in "$APT_ETC"/sources.list "$APT_ETC"/sources.list.d/*; do
         [ -f "$f" ] || continue
-        # deb822: stanzas are separated by blank lines; a line starting with
-        # white space continues the field above (only Signed-By's inline keys
-        # use that, and those are not a file name).
-        awk '
-            function flush(   n, s, i, u, j, ok, t) {
-                if (enabled != "no" && types ~ /(^| )deb(-src)?( |$)/ &&
-                    (" " comps " ") ~ / main /) {
-                    n = split(suites, s, " ")
-                    for (i = 1; i <= n; i++)
-                        if (s[i] ~ /^bookworm(-updates|-security)?$/) {
-                            split(uris, u, " ")
-                            for (j in u) print s[i], u[j], (key == "" ? "-" : key)
+        case $f in
+        */sources.list | *.list)
+            # deb [opt=val ...] uri suite component...
+            awk '
+                { sub(/#.*/, "") }
+                $1 != "deb" && $1 != "deb-src" { next }
+                {
+                    key = "-"; i = 2
+                    if ($2 ~ /^\[/) {
+                        for (; i <= NF; i++) {
+                            if ($i ~ /^\[?signed-by=/) {
+                                k = $i; sub(/^\[?signed-by=/, "", k); sub(/\]$/, "", k)
+                                if (k ~ /^\//) key = k
+                            }
+                            if ($i ~ /\]$/) { i++; break }
                         }
-                }
-                types = uris = suites = comps = key = ""; enabled = "yes"
-            }
-            BEGIN { enabled = "yes" }
-            /^[ \t]*#/ { next }
-            /^[ \t]*$/ { flush(); next }
-            /^[ \t]/ { next }
-            {
-                field = tolower($1); sub(/:.*/, "", field)
-                value = $0; sub(/^[^:]*:[ \t]*/, "", value); sub(/[ \t]+$/, "", value)
-                if (field == "types") types = value
-                else if (field == "uris") uris = value
-                else if (field == "suites") suites = value
-                else if (field == "components") comps = value
-                else if (field == "enabled") enabled = tolower(value)
-                else if (field == "signed-by" && value ~ /^\//) key = value
-            }
-            END { flush() }
-        ' "$f"
-    done
-    for f in "$APT_ETC"/sources.list "$APT_ETC"/sources.list.d/*.list; do
-        [ -f "$f" ] || continue
-        # deb [opt=val ...] uri suite component...
-        awk '
-            { sub(/#.*/, "") }
-            $1 != "deb" && $1 != "deb-src" { next }
-            {
-                key = "-"; i = 2
-                if ($2 ~ /^\[/) {
-                    for (; i <= NF; i++) {
-                        if ($i ~ /^\[?signed-by=/) {
-                            k = $i; sub(/^\[?signed-by=/, "", k); sub(/\]$/, "", k)
-                            if (k ~ /^\//) key = k
-                        }
-                        if ($i ~ /\]$/) { i++; break }
                     }
+                    uri = $i; suite = $(i + 1); main = 0
+                    for (j = i + 2; j <= NF; j++) if ($j == "main") main = 1
+                    if (main && suite ~ /^bookworm(-updates|-security)?$/) print suite, uri, key
                 }
-                uri = $i; suite = $(i + 1); main = 0
-                for (j = i + 2; j <= NF; j++) if ($j == "main") main = 1
-                if (main && suite ~ /^bookworm(-updates|-security)?$/) print suite, uri, key
-            }
-        ' "$f"
+            ' "$f" ;;
+        *.sources)
+            # deb822: stanzas are separated by blank lines; a line starting
+            # with white space continues the field above (only Signed-By's
+            # inline keys use that, and those are not a file name).
+            awk '
+                function flush(   n, s, i, u, j, m) {
+                    if (enabled != "no" && types ~ /(^| )deb(-src)?( |$)/ &&
+                        (" " comps " ") ~ / main /) {
+                        n = split(suites, s, " ")
+                        for (i = 1; i <= n; i++)
+                            if (s[i] ~ /^bookworm(-updates|-security)?$/) {
+                                m = split(uris, u, " ")
+                                for (j = 1; j <= m; j++) print s[i], u[j], (key == "" ? "-" : key)
+                            }
+                    }
+                    types = uris = suites = comps = key = ""; enabled = "yes"
+                }
+                BEGIN { enabled = "yes" }
+                /^[ \t]*#/ { next }
+                /^[ \t]*$/ { flush(); next }
+                /^[ \t]/ { next }
+                {
+                    field = tolower($1); sub(/:.*/, "", field)
+                    value = $0; sub(/^[^:]*:[ \t]*/, "", value); sub(/[ \t]+$/, "", value)
+                    if (field == "types") types = value
+                    else if (field == "uris") uris = value
+                    else if (field == "suites") suites = value
+                    else if (field == "components") comps = value
+                    else if (field == "enabled") enabled = tolower(value)
+                    else if (field == "signed-by" && value ~ /^\//) key = value
+                }
+                END { flush() }
+            ' "$f" ;;
+        esac
     done
 }
 
-# The private apt configuration under $cache/apt: deb-src lines for the
-# bookworm suites the machine's sources name.
-setup_apt() {
+# The private deb-src lines: for each bookworm suite the first entry the
+# machine's sources have, signed-by its keyring or Debian's.
+private_sources() {
     local uris suite uri key first
     uris=$(apt_bookworm_uris)
     grep -q '^bookworm ' <<<"$uris" ||
         die "no Debian bookworm main mirror in $APT_ETC/sources.list or $APT_ETC/sources.list.d; add one (e.g. http://deb.debian.org/debian bookworm main) or use XEN_SRC=/path/to/xen-4.17"
-    apt_dir=$cache/apt
-    mkdir -p "$apt_dir/lists/partial" "$apt_dir/archives/partial"
-    : > "$apt_dir/sources.list.new"
     for suite in bookworm bookworm-updates bookworm-security; do
-        # The first entry for each suite, as apt's own order would find it.
         first=$(awk -v s="$suite" '$1 == s { print $2, $3; exit }' <<<"$uris")
         [ -n "$first" ] || continue
         read -r uri key <<<"$first"
@@ -179,9 +170,19 @@ setup_apt() {
             echo "deb-src $uri $suite main"
         else
             echo "deb-src [signed-by=$key] $uri $suite main"
-        fi >> "$apt_dir/sources.list.new"
-        [ "$suite" != bookworm ] || mirror=$uri
+        fi
     done
+}
+
+# The private apt configuration under $cache/apt: deb-src lines for the
+# bookworm suites the machine's sources name.
+setup_apt() {
+    local lines
+    lines=$(private_sources)
+    mirror=$(awk '$NF == "main" && $(NF - 1) == "bookworm" { print $(NF - 2) }' <<<"$lines")
+    apt_dir=$cache/apt
+    mkdir -p "$apt_dir/lists/partial" "$apt_dir/archives/partial"
+    echo "$lines" > "$apt_dir/sources.list.new"
     mv "$apt_dir/sources.list.new" "$apt_dir/sources.list"
     apt_opts=(-o "Dir::Etc::SourceList=$apt_dir/sources.list"
               -o "Dir::Etc::SourceParts=/nonexistent"
@@ -226,6 +227,21 @@ download() {
                 /^[^ ]/ { on = 0 } on && $3 == f { print $1; exit }' "$dsc")" \
         "the sha256 in $(basename "$dsc")"
 }
+
+if [ "${1:-}" = --sources ]; then
+    [ $# -eq 1 ] || die "usage: fetch-base.sh --sources"
+    private_sources
+    exit 0
+fi
+[ $# -eq 2 ] || die "usage: fetch-base.sh CACHE_DIR DEST_DIR"
+cache=$1 dest=$2
+[ ! -e "$dest" ] || die "$dest already exists"
+mkdir -p "$cache"
+record=$cache/base.txt
+
+# Scratch files, removed however the script ends.
+dl='' tmp=''
+trap 'rm -rf ${dl:+"$dl"} ${tmp:+"$tmp"}' EXIT
 
 # version orig sha256 of the base to unpack, from the cache if it has it.
 version='' orig='' sha256=''
