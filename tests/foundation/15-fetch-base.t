@@ -139,7 +139,12 @@ XEN_DEB_VERSION=$nosuch "$fetch" "$fbcache" "$work/fallback/dest" \
     >"$work/fallback/out" 2>"$work/fallback/err"
 rc=$?
 err=$(cat "$work/fallback/err")
-rec() { awk -v k="$1" '$1 == k { print $2 }' "$fbcache/base.txt"; }
+rec() { [ ! -f "$fbcache/base.txt" ] || awk -v k="$1" '$1 == k { print $2 }' "$fbcache/base.txt"; }
+# sha_recorded: base.txt names a tarball in the cache and its sha256.
+sha_recorded() {
+    [ -n "$(rec orig)" ] && [ -f "$fbcache/$(rec orig)" ] &&
+        [ "$(rec sha256)" = "$(sha256sum "$fbcache/$(rec orig)" | cut -d' ' -f1)" ]
+}
 is "$rc" 0 "fallback: exit status 0"
 is "$(printf '%s\n' "$err" | wc -l)" 1 "fallback: one line on stderr"
 ok "fallback: it says which version it uses: $err" \
@@ -150,9 +155,8 @@ is "$(rec requested)" "$nosuch" "fallback: base.txt records the version asked fo
 ok "fallback: base.txt records a 4.17 version other than the one asked for ($used)" \
     other_4_17 "$used"
 ok "fallback: the line names the recorded version" grep -qF "using xen=$used instead" <<<"$err"
-is "$(rec sha256)" "$(sha256sum "$fbcache/$(rec orig)" | cut -d' ' -f1)" \
-    "fallback: base.txt records the tarball's sha256"
-is "$(awk '$2 == "XEN_SUBVERSION" { print $4 }' "$work/fallback/dest/xen/Makefile")" 17 \
+ok "fallback: base.txt records the tarball and its sha256" sha_recorded
+is "$(awk '$2 == "XEN_SUBVERSION" { print $4 }' "$work/fallback/dest/xen/Makefile" 2>/dev/null)" 17 \
     "fallback: a Xen 4.17 tree is unpacked"
 is "$(XEN_DEB_VERSION=$nosuch "$fetch" --version "$fbcache")" "$used" \
     "fallback: fetch-base.sh --version names it"
