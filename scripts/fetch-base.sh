@@ -15,13 +15,15 @@
 #              machine's sources, see below); no network
 #
 # The pin (PIN_VERSION below): xen=4.17.5+72-g01140da4e8-1, whose orig
-# tarball must have the sha256 PIN_SHA256.  When the Debian mirrors no longer offer the requested version
-# (Debian's pool drops a bookworm version once a point release replaces it),
-# the newest xen 4.17.x source that bookworm, bookworm-updates or
-# bookworm-security offer is used instead, with one line on stderr saying so.
-# Its integrity is apt's: the private sources carry signed-by= the Debian
-# archive keyring, so apt checks the tarball against Debian's signed index.
-# Nothing that is not 4.17.x is ever used.
+# tarball must have the sha256 PIN_SHA256.  When the Debian mirrors no
+# longer offer the requested version (Debian's pool drops a bookworm version
+# once a point release replaces it), the newest xen 4.17.x source that
+# bookworm, bookworm-updates or bookworm-security offer and that downloads
+# is used instead, with one line on stderr saying so.  Its integrity is
+# apt's: every private deb-src line is signed-by= a keyring (the machine's
+# entry's, else the Debian archive keyring), so apt checks the .dsc and the
+# tarball against Debian's signed index; the orig tarball is the one the
+# .dsc names.  Nothing that is not 4.17.x is ever used.
 #
 # CACHE_DIR/base.txt records the base last unpacked, one "key value" a line:
 #   requested  the version asked for (XEN_DEB_VERSION, default the pin)
