@@ -13,9 +13,13 @@
 #   pq.sh series        the patch files of patches/series, in order, one a
 #                       line (comments and blank lines dropped).
 #
-# The base is the pinned Debian orig tarball, or XEN_SRC=/path (a Xen 4.17
-# tree of the user's).  Environment: PATCHES (default patches/), CACHE
-# (default build/cache), XEN_SRC.
+# The base is the Debian orig tarball that scripts/fetch-base.sh fetches
+# into CACHE (the pinned version, or the newest 4.17.x Debian offers once the
+# pin has left the mirror; CACHE/base.txt records which), or XEN_SRC=/path (a
+# Xen 4.17 tree of the user's).  The base's name ("deb:VERSION" or
+# "src:PATH") is stored with the tree, so a tree imported onto another base
+# counts as stale.  Environment: PATCHES (default patches/), CACHE (default
+# build/cache), XEN_SRC, XEN_DEB_VERSION (see fetch-base.sh).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -50,7 +54,7 @@ base_id() {
     if [ -n "${XEN_SRC:-}" ]; then
         echo "src:$(cd "$XEN_SRC" 2>/dev/null && pwd || echo "$XEN_SRC")"
     else
-        echo "deb:${XEN_DEB_VERSION:-4.17.5+72-g01140da4e8-1}"
+        echo "deb:$("$top/scripts/fetch-base.sh" --version "$CACHE")"
     fi
 }
 

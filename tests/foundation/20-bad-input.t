@@ -31,14 +31,18 @@ printf 'export XEN_VERSION       = 4\nexport XEN_SUBVERSION    = 18\n' > "$work/
 : > "$work/xen418/tools/Makefile"
 expect_fail "XEN_SRC of another version" "Xen 4.18, the series is for 4.17" XEN_SRC="$work/xen418"
 
-# A cached tarball that is not the pinned one.
+# The pristine base (a 4.17 tree of the user's, below); this also leaves
+# the cache's base.txt naming the tarball in use.
+"$TOP/scripts/fetch-base.sh" "$BUILD/cache" "$work/mine" >/dev/null
+
+# A cached tarball that is not the one pinned (or recorded in base.txt).
 mkdir "$work/cache"
-tarball=$(ls "$BUILD/cache/"xen_*.orig.tar.xz)
-head -c 100000 "$tarball" > "$work/cache/$(basename "$tarball")"
-expect_fail "tarball with the wrong sha256" "does not match the pinned" CACHE="$work/cache"
+orig=$(awk '$1 == "orig" { print $2 }' "$BUILD/cache/base.txt")
+head -c 100000 "$BUILD/cache/$orig" > "$work/cache/$orig"
+cp "$BUILD/cache/base.txt" "$work/cache/"
+expect_fail "tarball with the wrong sha256" "sha256 .* does not match the" CACHE="$work/cache"
 
 # A user's own 4.17 tree (here: a git checkout of the pristine base) works.
-"$TOP/scripts/fetch-base.sh" "$BUILD/cache" "$work/mine" >/dev/null
 git -C "$work/mine" init -q && git -C "$work/mine" add -A . &&
     git -C "$work/mine" -c user.name=t -c user.email=t@t commit -qm mine
 XEN_SRC=$work/mine "$TOP/scripts/pq.sh" import "$work/own" >/dev/null
