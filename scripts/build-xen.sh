@@ -7,6 +7,7 @@
 #   build-xen.sh stock               build/xen-stock: build/xen's base (no patch
 #                                    of the series), debug hypervisor and tools
 #
+# Each build says when it starts (naming its log) and how long it took.
 # Builds are incremental.  What was built last is only marked as done
 # (TREE/.xen-bigvm-*.ok) once the build succeeded; a failed build removes the
 # mark and the output it would vouch for.
@@ -18,6 +19,10 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 TREE=${TREE:-$top/build/xen}
 JOBS=${JOBS:-$(nproc)}
 NONET=${NONET:-}
+# shellcheck source=scripts/lib/stage.sh
+. "$top/scripts/lib/stage.sh"
+# "stock " while building the base alone
+kind=
 
 die() { echo "build-xen: $*" >&2; exit 1; }
 
@@ -54,6 +59,8 @@ hypervisor() {
     fi
     ok=$dir/.xen-bigvm-hypervisor-$flavour.ok
     rm -f "$ok"
+    local label="build-xen: ${kind}hypervisor ($flavour)"
+    stage_begin "$label" building "$dir/xen-$flavour.log"
     # debug: defconfig + CONFIG_DEBUG=y; release: defconfig.  Xen rewrites
     # .config while building, so the flavour is read back from it.
     local want='^# CONFIG_DEBUG is not set$'
@@ -71,7 +78,7 @@ hypervisor() {
         die "hypervisor ($flavour) build failed; log: $dir/xen-$flavour.log"
     fi
     mark_ok "$ok"
-    echo "build-xen: hypervisor ($flavour): $dir/xen/xen, $dir/xen/xen.gz"
+    stage_end "$label" "$(stage_rel "$dir/xen/xen"), $(stage_rel "$dir/xen/xen.gz")"
 }
 
 tools() {
@@ -79,6 +86,7 @@ tools() {
     rm -f "$ok"
     cd "$TREE"
     if [ ! -f config/Tools.mk ] || [ configure -nt config/Tools.mk ]; then
+        stage_begin "build-xen: ${kind}configure" running "$TREE/configure.log"
         $NONET ./configure PYTHON=/usr/bin/python3 --prefix=/usr \
             --disable-stubdom --disable-docs --disable-qemu-traditional \
             --with-system-qemu=/usr/bin/qemu-system-i386 --disable-seabios \
@@ -86,13 +94,15 @@ tools() {
             --disable-golang --disable-pvshim --disable-xsmpolicy \
             --with-xenstored=xenstored >"$TREE/configure.log" 2>&1 ||
             { tail -n 20 "$TREE/configure.log" >&2; die "tools configure failed; log: $TREE/configure.log"; }
+        stage_end "build-xen: ${kind}configure"
     fi
+    stage_begin "build-xen: ${kind}tools" building "$TREE/tools.log"
     if ! $NONET make -j"$JOBS" dist-tools >"$TREE/tools.log" 2>&1; then
         tail -n 30 "$TREE/tools.log" >&2
         die "tools build failed; log: $TREE/tools.log"
     fi
     mark_ok "$ok"
-    echo "build-xen: tools: $TREE/dist/install"
+    stage_end "build-xen: ${kind}tools" "$(stage_rel "$TREE/dist/install")"
 }
 
 # The base alone, for comparing with stock Xen (tests/e2e/flake.sh): a
@@ -107,6 +117,7 @@ stock() {
         git -C "$TREE" worktree add -q --detach "$dir" "$base"
     fi
     TREE=$dir
+    kind="stock "
     hypervisor debug
     tools
 }
