@@ -19,13 +19,16 @@
 # Xen 4.17 tree of the user's).  The base's name ("deb:VERSION" or
 # "src:PATH") is stored with the tree, so a tree imported onto another base
 # counts as stale.  Environment: PATCHES (default patches/), CACHE (default
-# build/cache), XEN_SRC, XEN_DEB_VERSION (see fetch-base.sh).
+# build/cache), XEN_SRC, XEN_DEB_VERSION (see fetch-base.sh).  An import
+# says when it starts and how long it and the fetching of the base took.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 PATCHES=${PATCHES:-$top/patches}
 CACHE=${CACHE:-$top/build/cache}
 STAMP=xen-bigvm-pq          # under TREE/.git: "series-hash base-id head"
+# shellcheck source=scripts/lib/stage.sh
+. "$top/scripts/lib/stage.sh"
 
 die() { echo "pq: $*" >&2; exit 1; }
 
@@ -62,7 +65,9 @@ base_id() {
 make_base() {
     local dest=$1
     if [ -z "${XEN_SRC:-}" ]; then
+        stage_begin "pq: base" "fetching and unpacking the Debian xen source (scripts/fetch-base.sh)"
         "$top/scripts/fetch-base.sh" "$CACHE" "$dest" >&2
+        stage_end "pq: base"
         return
     fi
     [ -d "$XEN_SRC" ] || die "XEN_SRC=$XEN_SRC: no such directory"
@@ -73,6 +78,7 @@ make_base() {
                $1 == "export" && $2 == "XEN_SUBVERSION" { s = $4 }
                END { print v "." s }' "$XEN_SRC/xen/Makefile")
     [ "$ver" = 4.17 ] || die "XEN_SRC=$XEN_SRC: Xen $ver, the series is for 4.17"
+    stage_begin "pq: base" "copying XEN_SRC=$XEN_SRC"
     mkdir -p "$dest"
     if git -C "$XEN_SRC" rev-parse --show-toplevel >/dev/null 2>&1 &&
        [ "$(cd "$(git -C "$XEN_SRC" rev-parse --show-toplevel)" && pwd)" = "$(cd "$XEN_SRC" && pwd)" ]; then
@@ -81,6 +87,7 @@ make_base() {
     else
         (cd "$XEN_SRC" && tar --exclude=.git -cf - .) | tar -xf - -C "$dest"
     fi
+    stage_end "pq: base"
 }
 
 # Apply the series on top of the base commit.
@@ -136,6 +143,9 @@ import() {
     2) [ -n "${FORCE:-}" ] || die "refusing to import over unexported work in $tree (FORCE=1 discards it)" ;;
     esac
 
+    local label
+    label="pq: $(stage_rel "$tree")"
+    stage_begin "$label" "importing $(stage_rel "$PATCHES")/series"
     # work is global: the EXIT trap needs it.
     work=$tree.import.$$
     rm -rf "$work"
@@ -170,7 +180,7 @@ import() {
     fi
     trap - EXIT
     write_stamp
-    echo "pq: $tree: base + $(g rev-list --count base..HEAD) patches from $PATCHES/series"
+    stage_end "$label" "base + $(g rev-list --count base..HEAD) patches from $(stage_rel "$PATCHES")/series"
 }
 
 export_() {
