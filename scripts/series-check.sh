@@ -5,7 +5,8 @@
 # to the last, incrementally, so it ends with the whole series built.
 # A commit that built before is not built again (commits are named by their
 # hash, which covers the whole tree and history).  Names the first patch
-# that breaks the build and exits 1.
+# that breaks the build and exits 1.  Each build says when it starts (with
+# its logs) and how long it took.
 # Environment: PATCHES, XEN_SRC, JOBS, NONET as for pq.sh / build-xen.sh;
 # TREE (default build/xen).
 set -euo pipefail
@@ -14,6 +15,9 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 export TREE=${TREE:-$top/build/xen}
 PATCHES=${PATCHES:-$top/patches}
 verified=$TREE/.git/xen-bigvm-series-ok
+# shellcheck source=scripts/lib/stage.sh
+. "$top/scripts/lib/stage.sh"
+start=$(stage_now)
 
 "$top/scripts/pq.sh" import "$TREE"
 mapfile -t commits < <(git -C "$TREE" rev-list --reverse base..HEAD)
@@ -37,6 +41,9 @@ for i in "${!commits[@]}"; do
     fi
     # The tools only see the hypervisor through the public headers and
     # xen/lib, so a patch touching neither cannot break them.
+    logs=("$TREE/xen-debug.log")
+    [ "$what" = hypervisor ] || logs+=("$TREE/tools.log")
+    stage_begin "series-check: $((i + 1))/$n" "building ($what) $name" "${logs[@]}"
     fail=
     "$top/scripts/build-xen.sh" hypervisor debug >/dev/null || fail=1
     if [ -z "$fail" ] && [ "$what" != hypervisor ]; then
@@ -48,7 +55,8 @@ for i in "${!commits[@]}"; do
         exit 1
     fi
     echo "$c" >> "$verified"
-    echo "series-check: ok $((i + 1))/$n ($what) $name"
+    stage_pop
+    echo "series-check: ok $((i + 1))/$n ($what, $stage_took) $name"
 done
 git -C "$TREE" checkout -q patches
-echo "series-check: all $n patches build on their own"
+echo "series-check: all $n patches build on their own ($(stage_since "$start"))"
