@@ -3,6 +3,16 @@
 # are missing, and say which.  Needs root (or sudo) and Debian's registry.
 #
 # usage: deps.sh [GROUP...]   groups: build (default), e2e, fuzz
+#
+# When it cannot install, it installs nothing and says what to do in one
+# line on stderr.  Exit status:
+#   0  every package is installed (now or before)
+#   1  apt-get failed
+#   2  unknown group
+#   3  packages are missing, and this is not root and there is no sudo
+#      (the line gives the apt-get command to run as root)
+#   4  no apt-get or dpkg-query: not Debian 12 (bookworm) or a derivative
+#      (the line names the packages whose equivalents are needed)
 set -euo pipefail
 
 build_pkgs="make gcc git bison flex acpica-tools libyajl-dev uuid-dev
@@ -23,20 +33,40 @@ for g in $groups; do
     esac
 done
 
-missing=
-for p in $want; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
-        missing="$missing $p"
-done
-[ -n "$missing" ] || exit 0
+# not_debian PKG...
+not_debian() {
+    echo "deps: no apt-get/dpkg-query: this needs Debian 12 (bookworm) or a derivative; install the equivalents of: $*" >&2
+    exit 4
+}
 
-echo "deps: installing:$missing"
-sudo=
-[ "$(id -u)" = 0 ] || sudo=sudo
+# shellcheck disable=SC2206 # a list of package names, split on blanks
+want=($want)
+if ! command -v dpkg-query >/dev/null 2>&1; then
+    # Nothing tells what is installed: every package may be missing.
+    not_debian "${want[@]}"
+fi
+missing=()
+for p in "${want[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
+        missing+=("$p")
+done
+[ ${#missing[@]} -gt 0 ] || exit 0
+
+command -v apt-get >/dev/null 2>&1 || not_debian "${missing[@]}"
+sudo=()
+if [ "$(id -u)" != 0 ]; then
+    command -v sudo >/dev/null 2>&1 || {
+        echo "deps: not root and no sudo: as root, run: apt-get install ${missing[*]}" >&2
+        exit 3
+    }
+    sudo=(sudo)
+fi
+
+echo "deps: installing: ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
+install=("${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}")
 # A fresh machine has no package lists yet.
-if ! $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null 2>&1; then
-    $sudo apt-get update -qq
-    $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null ||
-        { echo "deps: apt-get install failed for:$missing" >&2; exit 1; }
+if ! "${install[@]}" >/dev/null 2>&1; then
+    { "${sudo[@]}" apt-get update -qq && "${install[@]}" >/dev/null; } ||
+        { echo "deps: apt-get install failed for: ${missing[*]}" >&2; exit 1; }
 fi
