@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install the Debian 12 packages the build and tests need, only those that
-# are missing, and say which.  Needs root (or sudo) and Debian's registry.
+# are missing, and say which and how long it took.  Needs root (or sudo)
+# and Debian's registry.
 #
 # usage: deps.sh [GROUP...]   groups: build (default), e2e, fuzz
 #
@@ -14,6 +15,10 @@
 #   4  no apt-get or dpkg-query: not Debian 12 (bookworm) or a derivative
 #      (the line names the packages whose equivalents are needed)
 set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=scripts/lib/stage.sh
+. "$top/scripts/lib/stage.sh"
 
 build_pkgs="make gcc git bison flex acpica-tools libyajl-dev uuid-dev
     libncurses-dev zlib1g-dev liblzma-dev libbz2-dev libzstd-dev python3
@@ -62,7 +67,7 @@ if [ "$(id -u)" != 0 ]; then
     sudo=(sudo)
 fi
 
-echo "deps: installing: ${missing[*]}"
+stage_begin deps "installing: ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 install=("${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}")
 # A fresh machine has no package lists yet.
@@ -70,3 +75,4 @@ if ! "${install[@]}" >/dev/null 2>&1; then
     { "${sudo[@]}" apt-get update -qq && "${install[@]}" >/dev/null; } ||
         { echo "deps: apt-get install failed for: ${missing[*]}" >&2; exit 1; }
 fi
+stage_end deps

@@ -116,6 +116,8 @@ is "$(head -n1 "$work/log")" "sudo apt-get install -y -qq --no-install-recommend
     "not root, with sudo: the missing packages are installed through sudo"
 ok "not root, with sudo: it says what it installs ($(head -n1 "$work/out"))" \
     grep -qx "deps: installing: bison flex" "$work/out"
+ok "not root, with sudo: and how long it took ($(tail -n1 "$work/out"))" \
+    grep -qx "deps: done in [0-9]*s" "$work/out"
 
 : > "$work/missing"
 machine id=id-user dpkg-query=dpkg-query
