@@ -23,10 +23,14 @@
 # removed first, so a run that fails leaves none behind.
 #
 # The timing figures (walk and block cycles, their ratios bound off -> on)
-# are printed at the end; they are measurements, not checks.
+# are printed at the end; they are measurements, not checks.  It says when
+# it starts and how long it took.
 set -eu
 OUT=${OUT:?}
 RUN_ID=${RUN_ID:-$(date -u +%Y%m%dT%H%M%SZ)-$$}
+top=$(cd "$(dirname "$0")/../.." && pwd)
+# shellcheck source=scripts/lib/stage.sh
+. "$top/scripts/lib/stage.sh"
 H=$OUT/pi-harness
 REF=$OUT/pi-harness-ref
 REPS=${REPS:-3}
@@ -37,6 +41,7 @@ rm -rf "$TMP"
 rm -f "$OUT/summary.json" "$OUT"/*.xentrace
 mkdir -p "$TMP"
 n=0
+stage_begin "pi-harness: bench" "running the replays (REPS=$REPS measured runs, EVENTS=$EVENTS) and stress runs (STRESS_SECONDS=$STRESS_SECONDS)"
 
 # replay NAME LIMIT ARGS...: median-of-REPS measurement, then a traced run
 replay() {
@@ -177,4 +182,4 @@ off, on = by["nic-128on1-off"], by["nic-128on1-on"]
 print("  nic-128on1 (spilled vCPUs): block p50 %d -> %d cycles"
       % (off["p50_block_cycles"], on["p50_block_cycles"]))
 PY
-echo "summary: $OUT/summary.json"
+stage_end "pi-harness: bench" "$(stage_rel "$OUT/summary.json")"
