@@ -139,7 +139,7 @@ import() {
     local rc=0
     status || rc=$?
     case $rc in
-    0) echo "pq: $tree is up to date with $PATCHES/series"; return 0 ;;
+    0) echo "pq: $(stage_rel "$tree") is up to date with $(stage_rel "$PATCHES")/series"; return 0 ;;
     2) [ -n "${FORCE:-}" ] || die "refusing to import over unexported work in $tree (FORCE=1 discards it)" ;;
     esac
 
