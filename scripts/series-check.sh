@@ -4,17 +4,19 @@
 # headers or xen/lib) must build.  Works in build/xen, from the first patch
 # to the last, incrementally, so it ends with the whole series built.
 # A commit that built before is not built again (commits are named by their
-# hash, which covers the whole tree and history).  Names the first patch
-# that breaks the build and exits 1.  Each build says when it starts (with
-# its logs) and how long it took.
+# hash, which covers the whole tree and history; the hashes of those that
+# built are kept in SERIES_CHECK_CACHE).  Names the first patch that breaks
+# the build and exits 1.  Each build says when it starts (with its logs) and
+# how long it took.
 # Environment: PATCHES, XEN_SRC, JOBS, NONET as for pq.sh / build-xen.sh;
-# TREE (default build/xen).
+# TREE (default build/xen); SERIES_CHECK_CACHE (default
+# TREE/.git/xen-bigvm-series-ok; an empty file builds every patch again).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 export TREE=${TREE:-$top/build/xen}
 PATCHES=${PATCHES:-$top/patches}
-verified=$TREE/.git/xen-bigvm-series-ok
+verified=${SERIES_CHECK_CACHE:-$TREE/.git/xen-bigvm-series-ok}
 # shellcheck source=scripts/lib/stage.sh
 . "$top/scripts/lib/stage.sh"
 start=$(stage_now)

@@ -5,15 +5,27 @@
 set -u
 
 n=$("$TOP/scripts/pq.sh" series | wc -l)
+work=$(mktemp -d "$BUILD/test-series.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+# An empty cache of built commits: every patch is built now, none is taken
+# on trust from an earlier run.
+export SERIES_CHECK_CACHE=$work/built
 out=$("$TOP/scripts/series-check.sh" 2>&1)
 rc=$?
 is "$rc" 0 "series-check passes on patches/series"
-is "$(grep -c '^series-check: ok ' <<<"$out")" "$n" "series-check built after each of the $n patches"
+is "$(grep -c '^series-check: ok [0-9]*/[0-9]* (hypervisor' <<<"$out")" "$n" \
+    "series-check built after each of the $n patches"
 [ "$rc" = 0 ] || diag "$out"
+ok "the build after the last patch left a hypervisor" test -s "$BUILD/xen/xen/xen"
+is "$(wc -l < "$SERIES_CHECK_CACHE")" "$n" "each commit that built is remembered"
+
+# A second run builds nothing again.
+out=$("$TOP/scripts/series-check.sh" 2>&1)
+is "$(grep -c '^series-check: ok [0-9]*/[0-9]* (built before)' <<<"$out")" "$n" \
+    "a second run takes all $n from the cache"
 
 # A deliberately broken patch after the series must be the one named.
-work=$(mktemp -d "$BUILD/test-series.XXXXXX")
-trap 'rm -rf "$work"' EXIT
 mkdir "$work/patches"
 cp "$TOP/patches/"*.patch "$work/patches/"
 git clone -q --shared "$BUILD/xen" "$work/scratch"
