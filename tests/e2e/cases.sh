@@ -137,6 +137,7 @@ case_cfg() {
 # case_expect CASE -> topology cases: the exact lines the guest must print,
 #   cpuN package=<physical_package_id> core=<core_id>
 #        core_siblings=<core_siblings_list> l3=<cache/index3/shared_cpu_list>
+#        initial_apicid=<"initial apicid" of /proc/cpuinfo: CPUID's APIC ID>
 # bad cases: an extended regex (case-insensitive) that xl create's output
 # must match; xl create must also fail and leave no domain behind.
 case_expect() {
@@ -145,39 +146,39 @@ case_expect() {
         # Today's behaviour, bit for bit (measured on unpatched Xen,
         # qemu-boot.md): APIC ID 0 everywhere, one package, one L3.
         cat <<'EOF'
-cpu0 package=0 core=0 core_siblings=0-3 l3=0-3
-cpu1 package=0 core=0 core_siblings=0-3 l3=0-3
-cpu2 package=0 core=0 core_siblings=0-3 l3=0-3
-cpu3 package=0 core=0 core_siblings=0-3 l3=0-3
+cpu0 package=0 core=0 core_siblings=0-3 l3=0-3 initial_apicid=0
+cpu1 package=0 core=0 core_siblings=0-3 l3=0-3 initial_apicid=0
+cpu2 package=0 core=0 core_siblings=0-3 l3=0-3 initial_apicid=0
+cpu3 package=0 core=0 core_siblings=0-3 l3=0-3 initial_apicid=0
 EOF
         ;;
     pv-vnuma-2x2 | pv-vnuma-2x2-intel)
         # 1 bit per package: APIC IDs 0,1 / 2,3.
         cat <<'EOF'
-cpu0 package=0 core=0 core_siblings=0-1 l3=0-1
-cpu1 package=0 core=1 core_siblings=0-1 l3=0-1
-cpu2 package=1 core=0 core_siblings=2-3 l3=2-3
-cpu3 package=1 core=1 core_siblings=2-3 l3=2-3
+cpu0 package=0 core=0 core_siblings=0-1 l3=0-1 initial_apicid=0
+cpu1 package=0 core=1 core_siblings=0-1 l3=0-1 initial_apicid=1
+cpu2 package=1 core=0 core_siblings=2-3 l3=2-3 initial_apicid=2
+cpu3 package=1 core=1 core_siblings=2-3 l3=2-3 initial_apicid=3
 EOF
         ;;
     pv-vnuma-321)
         # 2 bits per package: APIC IDs 0,1,2 / 4,5 / 8.
         cat <<'EOF'
-cpu0 package=0 core=0 core_siblings=0-2 l3=0-2
-cpu1 package=0 core=1 core_siblings=0-2 l3=0-2
-cpu2 package=0 core=2 core_siblings=0-2 l3=0-2
-cpu3 package=1 core=0 core_siblings=3-4 l3=3-4
-cpu4 package=1 core=1 core_siblings=3-4 l3=3-4
-cpu5 package=2 core=0 core_siblings=5 l3=5
+cpu0 package=0 core=0 core_siblings=0-2 l3=0-2 initial_apicid=0
+cpu1 package=0 core=1 core_siblings=0-2 l3=0-2 initial_apicid=1
+cpu2 package=0 core=2 core_siblings=0-2 l3=0-2 initial_apicid=2
+cpu3 package=1 core=0 core_siblings=3-4 l3=3-4 initial_apicid=4
+cpu4 package=1 core=1 core_siblings=3-4 l3=3-4 initial_apicid=5
+cpu5 package=2 core=0 core_siblings=5 l3=5 initial_apicid=8
 EOF
         ;;
     pv-vnuma-noncontig)
         # vnode 0 = vCPUs 0,2 (APIC IDs 0,1), vnode 1 = vCPUs 1,3 (2,3).
         cat <<'EOF'
-cpu0 package=0 core=0 core_siblings=0,2 l3=0,2
-cpu1 package=1 core=0 core_siblings=1,3 l3=1,3
-cpu2 package=0 core=1 core_siblings=0,2 l3=0,2
-cpu3 package=1 core=1 core_siblings=1,3 l3=1,3
+cpu0 package=0 core=0 core_siblings=0,2 l3=0,2 initial_apicid=0
+cpu1 package=1 core=0 core_siblings=1,3 l3=1,3 initial_apicid=2
+cpu2 package=0 core=1 core_siblings=0,2 l3=0,2 initial_apicid=1
+cpu3 package=1 core=1 core_siblings=1,3 l3=1,3 initial_apicid=3
 EOF
         ;;
     pvh-default)
@@ -185,20 +186,20 @@ EOF
         # alone: make e2e-flake, variant a): APIC IDs 2 * vcpu_id, one
         # package, one L3.
         cat <<'EOF'
-cpu0 package=0 core=0 core_siblings=0-3 l3=0-3
-cpu1 package=0 core=2 core_siblings=0-3 l3=0-3
-cpu2 package=0 core=4 core_siblings=0-3 l3=0-3
-cpu3 package=0 core=6 core_siblings=0-3 l3=0-3
+cpu0 package=0 core=0 core_siblings=0-3 l3=0-3 initial_apicid=0
+cpu1 package=0 core=2 core_siblings=0-3 l3=0-3 initial_apicid=2
+cpu2 package=0 core=4 core_siblings=0-3 l3=0-3 initial_apicid=4
+cpu3 package=0 core=6 core_siblings=0-3 l3=0-3 initial_apicid=6
 EOF
         ;;
     pvh-vnuma-aligned)
         # APIC IDs stay 2 * vcpu_id (0,2,4,6): 2 bits per package, so
         # Linux's core id is the APIC ID's low bits.
         cat <<'EOF'
-cpu0 package=0 core=0 core_siblings=0-1 l3=0-1
-cpu1 package=0 core=2 core_siblings=0-1 l3=0-1
-cpu2 package=1 core=0 core_siblings=2-3 l3=2-3
-cpu3 package=1 core=2 core_siblings=2-3 l3=2-3
+cpu0 package=0 core=0 core_siblings=0-1 l3=0-1 initial_apicid=0
+cpu1 package=0 core=2 core_siblings=0-1 l3=0-1 initial_apicid=2
+cpu2 package=1 core=0 core_siblings=2-3 l3=2-3 initial_apicid=4
+cpu3 package=1 core=2 core_siblings=2-3 l3=2-3 initial_apicid=6
 EOF
         ;;
     bad-no-vnuma) echo 'cpu_topology.*vnuma.*(need|requir)' ;;

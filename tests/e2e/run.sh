@@ -175,7 +175,10 @@ for d in $(ls -d /sys/devices/system/cpu/cpu[0-9]* | sort -t u -k 3 -n); do
     if [ "$(cat $d/cache/index3/level 2>/dev/null)" = 3 ]; then
         l3=$(cat $d/cache/index3/shared_cpu_list)
     fi
-    echo "cpu$n package=$(cat $t/physical_package_id) core=$(cat $t/core_id) core_siblings=$(cat $t/core_siblings_list) l3=$l3"
+    # the APIC ID CPUID gave this vCPU, from which Linux derived the rest
+    ia=$(awk -v n=$n '$1 == "processor" { p = $3 }
+                      $1 == "initial" && $2 == "apicid" && p == n { print $4 }' /proc/cpuinfo)
+    echo "cpu$n package=$(cat $t/physical_package_id) core=$(cat $t/core_id) core_siblings=$(cat $t/core_siblings_list) l3=$l3 initial_apicid=$ia"
 done
 echo E2E-GUEST-END
 echo "info online=$(cat /sys/devices/system/cpu/online) nodes=$(cat /sys/devices/system/node/online 2>/dev/null)"
