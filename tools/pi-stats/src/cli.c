@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,11 +32,14 @@ static void usage(FILE *f)
 "      --cpu-mhz host  ask the hypervisor (needs a libxenctrl build)\n"
 "      --tsc-hz N      TSC runs at N Hz\n"
 "      --len-step N    list-length bucket width (default 1)\n"
+"      --interval SECONDS  while reading a pipe, print a short report\n"
+"                      every SECONDS of wall time (JSON: one object a line)\n"
 "      --strict        exit 5 on corrupt, truncated or disordered data\n"
 "  -q, --quiet         no warnings on stderr (errors still shown)\n"
 "  -h, --help          this help\n"
 "  -V, --version       version\n"
 "\n"
+"SIGINT or SIGTERM ends the input: the report of what was read is printed.\n"
 "Without a clock, times are TSC cycles; pi-stats never guesses a frequency.\n"
 "Exit status: 0 ok, 1 internal error, 2 usage error, 3 input unreadable,\n"
 "4 input is not a xentrace dump, 5 data problems with --strict.\n");
@@ -63,6 +67,16 @@ static int parse_pos(const char *s, unsigned long long *v)
     errno = 0;
     *v = strtoull(s, &end, 10);
     return errno || *end || end == s || *v == 0 || s[0] == '-' ? -1 : 0;
+}
+
+/* A decimal number of seconds (may be signed); returns 0 or -1. */
+static int parse_seconds(const char *s, double *v)
+{
+    char *end;
+
+    errno = 0;
+    *v = strtod(s, &end);
+    return errno || *end || end == s || !isfinite(*v) ? -1 : 0;
 }
 
 static int set_fmt(struct pis_cli *c, enum pis_fmt f)
@@ -125,7 +139,7 @@ static int finish(struct pis_cli *c, int argc, char **argv)
     return GO_ON;
 }
 
-enum { O_SVG = 256, O_CPU, O_MHZ, O_HZ, O_STEP, O_STRICT };
+enum { O_SVG = 256, O_CPU, O_MHZ, O_HZ, O_STEP, O_STRICT, O_INTERVAL };
 
 static const struct option lopts[] = {
     { "json", no_argument, NULL, 'j' },
@@ -137,6 +151,7 @@ static const struct option lopts[] = {
     { "tsc-hz", required_argument, NULL, O_HZ },
     { "len-step", required_argument, NULL, O_STEP },
     { "strict", no_argument, NULL, O_STRICT },
+    { "interval", required_argument, NULL, O_INTERVAL },
     { "quiet", no_argument, NULL, 'q' },
     { "help", no_argument, NULL, 'h' },
     { "version", no_argument, NULL, 'V' },
@@ -180,6 +195,13 @@ static int one_option(struct pis_cli *c, int opt, char **argv,
         return GO_ON;
     case O_STRICT:
         c->strict = 1;
+        return GO_ON;
+    case O_INTERVAL:
+        if (parse_seconds(optarg, &c->interval) || c->interval <= 0 ||
+            c->interval > 1e6)
+            return usage_error("--interval: want a number of seconds "
+                               "above 0 (e.g. 1 or 0.5), got \"%s\"",
+                               optarg);
         return GO_ON;
     case 'q':
         c->quiet = 1;

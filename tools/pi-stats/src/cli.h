@@ -12,6 +12,7 @@ struct pis_cli {
     const char *out;            /* -o FILE, or NULL for stdout */
     const char *svg;            /* --svg FILE, or NULL */
     int strict, quiet;
+    double interval;            /* --interval seconds, 0 = none */
     struct pis_out_opts o;      /* what the output formats need */
     unsigned char cpumap[PIS_CPUMAP_BYTES];  /* --cpu, valid if o.cpu_list */
     char **inputs;              /* the FILE operands */

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,8 +36,14 @@ static void populate(const unsigned char *base, size_t *done, size_t to,
     *done = to;
 }
 
+static int stopped(const struct pis_input_ctl *ctl)
+{
+    return ctl && *ctl->stop;
+}
+
 static enum pis_input_status run_mapped(struct pis_reader *r, int fd,
-                                        size_t size)
+                                        size_t size,
+                                        const struct pis_input_ctl *ctl)
 {
     const unsigned char *base;
     size_t off = 0, dropped = 0, mapped = 0;
@@ -46,7 +53,7 @@ static enum pis_input_status run_mapped(struct pis_reader *r, int fd,
         return PIS_INPUT_NOMEM; /* caller falls back to read() */
     (void)madvise((void *)base, size, MADV_SEQUENTIAL);
     populate(base, &mapped, 2 * (size_t)DROP_EVERY, size);
-    while (off < size) {
+    while (off < size && !stopped(ctl)) {
         size_t n = pis_reader_step(r, base + off, size - off, 1);
         if (n == 0)
             break;
@@ -65,15 +72,39 @@ static enum pis_input_status run_mapped(struct pis_reader *r, int fd,
     return PIS_INPUT_OK;
 }
 
+/* With ctl: wait until fd has data or one of ctl's signals came, and
+ * act on the flags.  Returns 1 when the input is to end here. */
+static int wait_data(int fd, const struct pis_input_ctl *ctl,
+                     const sigset_t *unblocked)
+{
+    struct pollfd pfd = { fd, POLLIN, 0 };
+
+    for (;;) {
+        if (*ctl->tick && ctl->on_tick) {
+            *ctl->tick = 0;
+            ctl->on_tick(ctl->ctx);
+        }
+        if (*ctl->stop)
+            return 1;
+        if (ppoll(&pfd, 1, NULL, unblocked) >= 0 || errno != EINTR)
+            return 0;           /* data, end or error: read() tells */
+    }
+}
+
 static enum pis_input_status run_stream(struct pis_reader *r, int fd,
+                                        const struct pis_input_ctl *ctl,
                                         char *err, size_t errlen)
 {
+    enum pis_input_status st = PIS_INPUT_OK;
+    sigset_t old;
     size_t cap = 1u << 20, have = 0, start = 0;
     unsigned char *buf = malloc(cap);
     int eof = 0;
 
     if (!buf)
         return PIS_INPUT_NOMEM;
+    if (ctl)
+        sigprocmask(SIG_BLOCK, &ctl->sigs, &old);
     for (;;) {
         size_t n;
         while ((n = pis_reader_step(r, buf + start, have - start, eof)) > 0)
@@ -91,18 +122,22 @@ static enum pis_input_status run_stream(struct pis_reader *r, int fd,
             unsigned char *nb;
             if (cap >= (size_t)PIS_MAX_WINDOW + 12) {
                 /* cannot happen: the reader never asks for more */
-                free(buf);
                 snprintf(err, errlen, "window larger than %u bytes",
                          PIS_MAX_WINDOW);
-                return PIS_INPUT_IO;
+                st = PIS_INPUT_IO;
+                break;
             }
             nb = realloc(buf, ncap);
             if (!nb) {
-                free(buf);
-                return PIS_INPUT_NOMEM;
+                st = PIS_INPUT_NOMEM;
+                break;
             }
             buf = nb;
             cap = ncap;
+        }
+        if (ctl && wait_data(fd, ctl, &old)) {
+            eof = 1;
+            continue;
         }
         {
             ssize_t got = read(fd, buf + have, cap - have);
@@ -112,19 +147,22 @@ static enum pis_input_status run_stream(struct pis_reader *r, int fd,
                 snprintf(err, errlen, "read error at byte %llu: %s",
                          (unsigned long long)(r->pos + have),
                          strerror(errno));
-                free(buf);
-                return PIS_INPUT_IO;
+                st = PIS_INPUT_IO;
+                break;
             }
             if (got == 0)
                 eof = 1;
             have += (size_t)got;
         }
     }
+    if (ctl)
+        sigprocmask(SIG_SETMASK, &old, NULL);
     free(buf);
-    return PIS_INPUT_OK;
+    return st;
 }
 
 enum pis_input_status pis_input_run(struct pis_reader *r, const char *path,
+                                    const struct pis_input_ctl *ctl,
                                     char *err, size_t errlen)
 {
     enum pis_input_status st;
@@ -152,9 +190,9 @@ enum pis_input_status pis_input_run(struct pis_reader *r, const char *path,
     st = PIS_INPUT_NOMEM;
     if (S_ISREG(sb.st_mode) && sb.st_size > 0 &&
         (unsigned long long)sb.st_size <= (size_t)-1)
-        st = run_mapped(r, fd, (size_t)sb.st_size);
+        st = run_mapped(r, fd, (size_t)sb.st_size, ctl);
     if (st == PIS_INPUT_NOMEM)      /* not mappable: stream it */
-        st = run_stream(r, fd, err, errlen);
+        st = run_stream(r, fd, ctl, err, errlen);
     if (!is_stdin)
         close(fd);
     if (st == PIS_INPUT_OK) {

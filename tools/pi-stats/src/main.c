@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "exitcodes.h"
 #include "input.h"
+#include "live.h"
 #include "output.h"
 #include "report.h"
 
@@ -97,7 +98,8 @@ static int data_problems(const struct pis_report *r)
 
 /* Read one input into rep.  Returns an exit code. */
 static int analyse(struct pis_report *rep, const char *name, int index,
-                   int quiet)
+                   int quiet, const struct pis_input_ctl *ctl,
+                   struct pis_live_src *live)
 {
     struct pis_reader rd;
     struct input_ctx ic;
@@ -115,7 +117,10 @@ static int analyse(struct pis_report *rep, const char *name, int index,
         pis_reader_free(&rd);
         return PIS_EXIT_INTERNAL;
     }
-    st = pis_input_run(&rd, name, err, sizeof(err));
+    live->rd = &rd;
+    live->pi = &rep->pi;
+    live->name = name;
+    st = pis_input_run(&rd, name, ctl, err, sizeof(err));
     pis_pi_end_input(&rep->pi);
     pis_report_take(rep, &rd);
     pis_reader_free(&rd);
@@ -194,11 +199,19 @@ static int write_to(const char *path, enum pis_fmt fmt, int svg,
 static int read_inputs(const struct pis_cli *c, struct pis_report *reps,
                        struct pis_report **ok, int *nok, int *any_data)
 {
+    static struct pis_live_src live;
+    struct pis_input_ctl ctl;
     int worst = PIS_EXIT_OK;
 
     *nok = 0;
     *any_data = 0;
-    for (int i = 0; i < c->ninputs; i++) {
+    live.json = c->fmt == PIS_FMT_JSON;
+    if (pis_live_start(&ctl, c->interval, &live)) {
+        fprintf(stderr, "pi-stats: cannot set up signals or the timer: "
+                "%s\n", strerror(errno));
+        return PIS_EXIT_INTERNAL;
+    }
+    for (int i = 0; i < c->ninputs && !pis_live_stopped(); i++) {
         const char *name = c->inputs[i];
         int r;
         if (pis_report_init(&reps[i], name,
@@ -206,7 +219,7 @@ static int read_inputs(const struct pis_cli *c, struct pis_report *reps,
             fprintf(stderr, "pi-stats: out of memory\n");
             return PIS_EXIT_INTERNAL;
         }
-        r = analyse(&reps[i], name, i, c->quiet);
+        r = analyse(&reps[i], name, i, c->quiet, &ctl, &live);
         if (r == PIS_EXIT_INTERNAL)
             return r;
         if (r != PIS_EXIT_OK) {
@@ -217,6 +230,7 @@ static int read_inputs(const struct pis_cli *c, struct pis_report *reps,
         *any_data |= data_problems(&reps[i]);
         ok[(*nok)++] = &reps[i];
     }
+    pis_live_stop_timer();
     return worst;
 }
 

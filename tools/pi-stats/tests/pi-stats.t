@@ -887,6 +887,140 @@ def install_and_man_page():
         check(word in text, 'man page lacks ' + word)
 
 
+# ------------------------------------------------------- live pipes
+class Live:
+    """pi-stats reading a pipe that the test feeds and keeps open."""
+
+    def __init__(self, args):
+        import select
+        self.select = select
+        self.p = subprocess.Popen([PI] + list(args) + ['-'],
+                                  stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE)
+        self.buf = b''
+
+    def feed(self, data):
+        self.p.stdin.write(data)
+        self.p.stdin.flush()
+
+    def line(self):
+        """The next line of standard output (a guard of 20 s against a
+        hang, not a timing assertion)."""
+        fd = self.p.stdout.fileno()
+        while b'\n' not in self.buf:
+            r, _, _ = self.select.select([fd], [], [], 20)
+            check(r, 'no output line within 20 s')
+            chunk = os.read(fd, 65536)
+            check(chunk, 'standard output closed early')
+            self.buf += chunk
+        ln, self.buf = self.buf.split(b'\n', 1)
+        return ln.decode()
+
+    def until(self, pred):
+        """Interval lines until one satisfies pred; returns them all."""
+        seen = []
+        while True:
+            seen.append(self.line())
+            if pred(seen[-1]):
+                return seen
+
+    def finish(self, sig=None):
+        if sig is not None:
+            self.p.send_signal(sig)
+        else:
+            self.p.stdin.close()
+            self.p.stdin = None
+        out, err = self.p.communicate(timeout=30)
+        return self.p.returncode, (self.buf + out).decode(), err.decode()
+
+
+# Window A on pCPU 0: adds of lengths 3 and 5 (unbounded), a wakeup of 500
+# cycles; window B on pCPU 1: one add of length 7 spilled from pCPU 0.
+LIVE_A = g.window(0, [g.pi_add(1000, 1, 0, 0, 0, 3, 0),
+                      g.pi_add(1100, 1, 1, 0, 0, 5, 0),
+                      g.pi_wakeup(1200, 2, 1, 500)])
+LIVE_B = g.window(1, [g.pi_add(2000, 1, 2, 0, 1, 7, 0)])
+
+
+@test
+def signal_prints_report_of_what_was_read():
+    import signal
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        lv = Live(['--json', '--interval', '0.05'])
+        lv.feed(LIVE_A)
+        # the interval lines say when window A has been read
+        lv.until(lambda ln: json.loads(ln)['records'] == 3)
+        # half a window: header says 28 bytes of records, 12 arrive
+        lv.feed(LIVE_B[:24])
+        lv.until(lambda ln: True)           # one more tick: it was read
+        rc, out, err = lv.finish(sig)
+        eq(rc, EXIT_OK, '%s rc (stderr %s)' % (sig.name, err))
+        last = json.loads(out.strip().splitlines()[-1])
+        check('interval' not in last, 'the report comes last')
+        # window A only: 2 adds {3, 5} (nearest-rank p50 = rank 1 = 3),
+        # 1 wakeup of 500 cycles; B is a window cut short (its header
+        # counts as a window, its record does not)
+        eq((last['records'], last['windows']), (3, 2), sig.name + ' counts')
+        ll = last['list_length']
+        eq((ll['count'], ll['p50'], ll['max']), (2, 3, 5), 'list_length')
+        eq(last['wakeup_cycles']['max'], 500, 'wakeup max')
+        eq(last['truncated_windows'], 1, 'the half window is reported')
+        check('Sanitizer' not in err and 'runtime error' not in err, err)
+    # without --interval, in text, the report is there too
+    lv = Live([])
+    lv.feed(LIVE_A + LIVE_B)
+    time.sleep(0.5)     # let it read (the check below does not need it)
+    rc, out, err = lv.finish(signal.SIGINT)
+    eq(rc, EXIT_OK, 'text rc')
+    check(out.startswith('=== - ===\n'), 'text report: ' + out[:200])
+
+
+@test
+def interval_reports_on_a_slow_pipe():
+    lv = Live(['--json', '--interval', '0.05'])
+    lv.feed(LIVE_A)
+    first = lv.until(lambda ln: json.loads(ln)['records'] == 3)
+    lv.feed(LIVE_B)
+    second = lv.until(lambda ln: json.loads(ln)['records'] == 4)
+    rc, out, err = lv.finish()
+    eq(rc, EXIT_OK, 'rc: ' + err)
+    lines = first + second + out.strip().splitlines()
+    objs = [json.loads(ln) for ln in lines]     # one object per line
+    ticks = [o for o in objs if 'interval' in o]
+    eq([o['interval'] for o in ticks], list(range(1, len(ticks) + 1)),
+       'intervals numbered')
+    check('interval' not in objs[-1], 'the final report comes last')
+    # after A: adds {3, 5}: p50 3, p99 = rank ceil(.99*2) = 2 -> 5
+    a = first[-1] and json.loads(first[-1])
+    eq((a['list_add'], a['wakeup'], a['spilled_adds']), (2, 1, 0), 'A')
+    eq(a['list_length'], {'count': 2, 'p50': 3, 'p99': 5, 'max': 5}, 'A ll')
+    eq(a['wakeup_cycles'], {'count': 1, 'p50': 500, 'p99': 500, 'max': 500},
+       'A wakeup')
+    # after B: {3, 5, 7}: p50 = rank 2 = 5, p99 = rank 3 = 7; 1 spilled
+    b = json.loads(second[-1])
+    eq((b['list_add'], b['spilled_adds']), (3, 1), 'B')
+    eq(b['list_length'], {'count': 3, 'p50': 5, 'p99': 7, 'max': 7}, 'B ll')
+    eq(objs[-1]['list_length']['count'], 3, 'final report')
+    # text: one summary line per tick, then the report
+    lv = Live(['--interval', '0.05'])
+    lv.feed(LIVE_A)
+    ln = lv.until(lambda ln: ' 3 records' in ln)[-1]
+    # bytes: window header 12 + two adds 2 * (4 + 8 + 16) + wakeup 4+8+12
+    check(re.match(r'\[\d+\.\d s\] -: 92 bytes, 3 records, 2 adds '
+                   r'\(0 spilled\), 1 wakeups; list_length n 2 p50 3 p99 5 '
+                   r'max 5; wakeup_cycles n 1 p50 500 p99 500 max 500$', ln),
+          'text line: ' + ln)
+    rc, out, err = lv.finish()
+    eq(rc, EXIT_OK, 'text rc')
+    check('=== - ===' in out, 'report after the lines')
+    for bad in ('0', '-1', 'x', '1e7', 'nan'):
+        rc, out, err = run(['--interval', bad, '-'])
+        eq(rc, EXIT_USAGE, '--interval %s rc' % bad)
+        eq(len(err.strip().splitlines()), 1, 'one-line error: ' + err)
+        check('--interval' in err, err)
+
+
 def main():
     try:
         build()
