@@ -34,6 +34,9 @@ static void usage(FILE *f)
 "      --len-step N    list-length bucket width (default 1)\n"
 "      --interval SECONDS  while reading a pipe, print a short report\n"
 "                      every SECONDS of wall time (JSON: one object a line)\n"
+"      --by pcpu|domain|vcpu  list lengths and spills by the list's pCPU\n"
+"                      (default) or by the domain or vCPU added to it\n"
+"      --top N         text tables: only the N worst rows (by max, p99)\n"
 "      --strict        exit 5 on corrupt, truncated or disordered data\n"
 "  -q, --quiet         no warnings on stderr (errors still shown)\n"
 "  -h, --help          this help\n"
@@ -77,6 +80,16 @@ static int parse_seconds(const char *s, double *v)
     errno = 0;
     *v = strtod(s, &end);
     return errno || *end || end == s || !isfinite(*v) ? -1 : 0;
+}
+
+static int parse_by(struct pis_cli *c, const char *s)
+{
+    for (unsigned i = 0; i < 3; i++)
+        if (strcmp(s, pis_by_name[i]) == 0) {
+            c->o.by = (enum pis_by)i;
+            return GO_ON;
+        }
+    return usage_error("--by: want pcpu, domain or vcpu, got \"%s\"", s);
 }
 
 static int set_fmt(struct pis_cli *c, enum pis_fmt f)
@@ -139,7 +152,8 @@ static int finish(struct pis_cli *c, int argc, char **argv)
     return GO_ON;
 }
 
-enum { O_SVG = 256, O_CPU, O_MHZ, O_HZ, O_STEP, O_STRICT, O_INTERVAL };
+enum { O_SVG = 256, O_CPU, O_MHZ, O_HZ, O_STEP, O_STRICT, O_INTERVAL, O_BY,
+       O_TOP };
 
 static const struct option lopts[] = {
     { "json", no_argument, NULL, 'j' },
@@ -152,6 +166,8 @@ static const struct option lopts[] = {
     { "len-step", required_argument, NULL, O_STEP },
     { "strict", no_argument, NULL, O_STRICT },
     { "interval", required_argument, NULL, O_INTERVAL },
+    { "by", required_argument, NULL, O_BY },
+    { "top", required_argument, NULL, O_TOP },
     { "quiet", no_argument, NULL, 'q' },
     { "help", no_argument, NULL, 'h' },
     { "version", no_argument, NULL, 'V' },
@@ -195,6 +211,14 @@ static int one_option(struct pis_cli *c, int opt, char **argv,
         return GO_ON;
     case O_STRICT:
         c->strict = 1;
+        return GO_ON;
+    case O_BY:
+        return parse_by(c, optarg);
+    case O_TOP:
+        if (parse_pos(optarg, &v) || v > 1000000)
+            return usage_error("--top: want a number of rows from 1 to "
+                               "1000000, got \"%s\"", optarg);
+        c->o.top = (unsigned)v;
         return GO_ON;
     case O_INTERVAL:
         if (parse_seconds(optarg, &c->interval) || c->interval <= 0 ||

@@ -98,7 +98,7 @@ static int data_problems(const struct pis_report *r)
 
 /* Read one input into rep.  Returns an exit code. */
 static int analyse(struct pis_report *rep, const char *name, int index,
-                   int quiet, const struct pis_input_ctl *ctl,
+                   int quiet, int batched, const struct pis_input_ctl *ctl,
                    struct pis_live_src *live)
 {
     struct pis_reader rd;
@@ -112,7 +112,7 @@ static int analyse(struct pis_report *rep, const char *name, int index,
     ic.quiet = quiet;
     rep->pi.file = index;
     if (pis_reader_init(&rd, on_rec, on_batch, on_diag, &ic) ||
-        pis_pi_want(&rd, 1)) {
+        pis_pi_want(&rd, batched)) {
         fprintf(stderr, "pi-stats: out of memory\n");
         pis_reader_free(&rd);
         return PIS_EXIT_INTERNAL;
@@ -219,7 +219,9 @@ static int read_inputs(const struct pis_cli *c, struct pis_report *reps,
             fprintf(stderr, "pi-stats: out of memory\n");
             return PIS_EXIT_INTERNAL;
         }
-        r = analyse(&reps[i], name, i, c->quiet, &ctl, &live);
+        reps[i].pi.by = c->o.by;
+        r = analyse(&reps[i], name, i, c->quiet, c->o.by == PIS_BY_PCPU,
+                    &ctl, &live);
         if (r == PIS_EXIT_INTERNAL)
             return r;
         if (r != PIS_EXIT_OK) {
@@ -240,6 +242,7 @@ static int merge_all(struct pis_report *m, struct pis_report *const *ok,
 {
     if (pis_report_init(m, "(all inputs)", NULL))
         return -1;
+    m->pi.by = ok[0]->pi.by;
     m->merged = 1;
     m->ninputs = 0;
     for (int i = 0; i < nok; i++)

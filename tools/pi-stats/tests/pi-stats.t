@@ -1021,6 +1021,110 @@ def interval_reports_on_a_slow_pipe():
         check('--interval' in err, err)
 
 
+# ------------------------------------------------------- --by, --top
+def by_trace():
+    """Adds and a move by three vCPUs of two domains, on pCPUs 0 and 1."""
+    return (g.window(0, [g.pi_add(1000, 1, 0, 0, 0, 3, 0),   # d1v0 len 3
+                         g.pi_add(1100, 2, 1, 0, 0, 5, 0),   # d2v1 len 5
+                         g.pi_add(1200, 1, 1, 0, 1, 9, 0),   # d1v1 9 spill
+                         g.old_block(1250, 3, 2, 0, 6)]) +   # d3v2 len 6
+            g.window(1, [g.pi_move(1300, 2, 1, 0, 1, 4)]))   # d2v1 len 4
+
+
+@test
+def by_domain_and_vcpu():
+    path = write('by.bin', by_trace())
+    js, _ = run_json(['--by', 'domain', path])
+    eq(js['by'], 'domain', 'by')
+    dom = js['list_length']['per_domain']
+    # d1: {3, 9}: p50 = rank 1 = 3, p90 = rank ceil(1.8) = 2 = 9, 1 spill
+    # d2: {5, 4}: sorted {4, 5}: p50 4, max 5 (tsc 1100, the add)
+    # d3: {6} from the legacy BLOCK_LIST (domid, vcpu in words 0 and 1)
+    eq({k: (v['count'], v['p50'], v['p90'], v['max'], v['spilled'])
+        for k, v in dom.items()},
+       {'d1': (2, 3, 9, 9, 1), 'd2': (2, 4, 5, 5, 0), 'd3': (1, 6, 6, 6, 0)},
+       'per_domain')
+    eq(dom['d2']['max_tsc'], 1100, 'd2 max at the add')
+    eq(sorted(js['list_length']['per_cpu']), ['0', '1'], 'per_cpu kept')
+    js, _ = run_json(['--by', 'vcpu', path])
+    eq({k: (v['count'], v['max'], v['spilled'])
+        for k, v in js['list_length']['per_vcpu'].items()},
+       {'d1v0': (1, 3, 0), 'd1v1': (1, 9, 1), 'd2v1': (2, 5, 0),
+        'd3v2': (1, 6, 0)}, 'per_vcpu')
+    js, _ = run_json([path])
+    eq(js['by'], 'pcpu', 'default')
+    check('per_domain' not in js['list_length'] and
+          'per_vcpu' not in js['list_length'], 'no owner rows by default')
+    # text: one row per domain with the spills, then all
+    rc, out, err = run(['--by', 'domain', path])
+    eq(rc, 0, 'text rc')
+    lines = [ln.split()[:9] for ln in out.splitlines()
+             if re.match(r' +(d\d|all) ', ln)]
+    # columns: label n min p50 p90 p99 p99.9 max spilled (list_length);
+    # the wakeup table has no rows (no wakeups)
+    eq(lines[:4], [['d1', '2', '3', '3', '9', '9', '9', '9', '1'],
+                   ['d2', '2', '4', '4', '5', '5', '5', '5', '0'],
+                   ['d3', '1', '6', '6', '6', '6', '6', '6', '0'],
+                   ['all', '5', '3', '5', '9', '9', '9', '9', '1']],
+       'text rows (all: {3,4,5,6,9}, p50 rank 3 = 5)')
+    check(re.search(r'^ +domain +n +min', out, re.M), 'domain header')
+    # CSV: owner rows with a spilled row each
+    rc, out, err = run(['--csv', '--by', 'vcpu', path])
+    eq(rc, 0, 'csv rc')
+    check('%s,list_length,d1v1,spilled,,,1\n' % path in out, 'csv spilled')
+    check('%s,list_length,d2v1,max,,,5\n' % path in out, 'csv max')
+    check('%s,list_length,d2v1,bucket,4,5,1\n' % path in out, 'csv bucket')
+    for bad in ('cpu', '', 'Domain'):
+        rc, out, err = run(['--by', bad, path])
+        eq(rc, EXIT_USAGE, '--by %r' % bad)
+        eq(len(err.strip().splitlines()), 1, 'one line: ' + err)
+
+
+@test
+def top_keeps_the_worst_rows():
+    # pCPU: max list length 5 on cpu 0, 9 on cpu 1 (d1v1 spilled there),
+    # 4 from the move too: cpu 1 {9, 4} is worst, then cpu 0 {3, 5, 6}
+    path = write('by.bin', by_trace())
+    rc, out, err = run(['--top', '1', path])
+    eq(rc, 0, 'rc')
+    sec = out[out.index('@list_length'):out.index('adds ')]
+    labels = [ln.split()[0] for ln in sec.splitlines()
+              if re.match(r' +(\d+|all) +\d', ln)]
+    eq(labels, ['1', 'all'], '--top 1: worst pCPU then all')
+    check('(1 more rows not shown: --top 1 keeps the worst by max, then '
+          'p99)' in sec, 'says what was left out: ' + sec)
+    # ties on max go to p99: d1v1 max 9; d2v1 {4,5} and d1v0 {3} and d3v2
+    # {6}: by max 9, 6, 5, 3 -> the top 2 are d1v1, d3v2
+    rc, out, err = run(['--by', 'vcpu', '--top', '2', path])
+    labels = [ln.split()[0] for ln in out.splitlines()
+              if re.match(r' +(d\d+v\d+|all) +\d', ln)]
+    eq(labels, ['d1v1', 'd3v2', 'all'], 'vcpu top 2')
+    check('(2 more rows not shown' in out, 'two left out')
+    # a tie on max decided by p99: two pCPUs with max 8
+    t = (g.window(0, [g.pi_add(10, 1, 0, 0, 0, 8, 0)] +
+                  [g.pi_add(11 + i, 1, 0, 0, 0, 1, 0) for i in range(200)]) +
+         g.window(1, [g.pi_add(10, 1, 0, 1, 1, 8, 0),
+                      g.pi_add(11, 1, 0, 1, 1, 7, 0)]))
+    # cpu 0: 201 samples, p99 = rank ceil(198.99) = 199 -> 1; cpu 1: {7, 8}
+    # p99 = 8: cpu 1 is worse
+    rc, out, err = run(['--top', '1', write('tie.bin', t)])
+    labels = [ln.split()[0] for ln in out.splitlines()
+              if re.match(r' +(\d+) +\d', ln)]
+    eq(labels[0], '1', 'tie on max broken by p99')
+    # JSON and CSV keep every row
+    js, _ = run_json(['--top', '1', path])
+    eq(sorted(js['list_length']['per_cpu']), ['0', '1'], 'json keeps all')
+    rc, out, err = run(['--csv', '--top', '1', path])
+    check(',list_length,0,count,' in out and ',list_length,1,count,' in out,
+          'csv keeps all')
+    rc, out, err = run(['--top', '2', path])
+    check('not shown' not in out, 'nothing left out when N >= rows')
+    for bad in ('0', '-1', 'x', '1.5'):
+        rc, out, err = run(['--top', bad, path])
+        eq(rc, EXIT_USAGE, '--top %r' % bad)
+        eq(len(err.strip().splitlines()), 1, 'one line: ' + err)
+
+
 def main():
     try:
         build()
