@@ -19,11 +19,15 @@ static void usage(FILE *f)
 {
     fprintf(f,
 "Usage: pi-stats [OPTION]... FILE...\n"
+"  or:  pi-stats --compare [OPTION]... BEFORE AFTER\n"
 "Posted-interrupt blocking-list lengths and wakeup costs from xentrace dumps.\n"
 "FILE is a xentrace output file, a pipe, or - for standard input; with\n"
 "several files each is reported and then all are merged.\n"
 "\n"
 "  -j, --json          one JSON object (schema in pi-stats(1))\n"
+"      --compare       BEFORE AFTER side by side: count, p50, p90, p99,\n"
+"                      p99.9, max and after/before of each metric, and\n"
+"                      the spilled and over-limit adds (text or JSON)\n"
 "  -c, --csv           CSV rows: input,metric,cpu,kind,low,high,value\n"
 "      --svg FILE      also write both histograms as an SVG plot to FILE\n"
 "  -o, --output FILE   write the report to FILE (atomically) not stdout\n"
@@ -145,6 +149,12 @@ static int finish(struct pis_cli *c, int argc, char **argv)
     if (c->ninputs <= 0)
         return usage_error("no input file (use - for standard input)\n"
                            "Try 'pi-stats --help'.");
+    if (c->o.compare && c->ninputs != 2)
+        return usage_error("--compare: want two inputs, BEFORE and AFTER, "
+                           "got %d", c->ninputs);
+    if (c->o.compare && (c->fmt == PIS_FMT_CSV || c->svg))
+        return usage_error("--compare prints text or JSON (not --csv or "
+                           "--svg)");
     if (c->svg && c->out && strcmp(c->svg, c->out) == 0)
         return usage_error("--svg and --output name the same file");
     c->o.names = (const char *const *)c->inputs;
@@ -153,7 +163,7 @@ static int finish(struct pis_cli *c, int argc, char **argv)
 }
 
 enum { O_SVG = 256, O_CPU, O_MHZ, O_HZ, O_STEP, O_STRICT, O_INTERVAL, O_BY,
-       O_TOP };
+       O_TOP, O_COMPARE };
 
 static const struct option lopts[] = {
     { "json", no_argument, NULL, 'j' },
@@ -168,6 +178,7 @@ static const struct option lopts[] = {
     { "interval", required_argument, NULL, O_INTERVAL },
     { "by", required_argument, NULL, O_BY },
     { "top", required_argument, NULL, O_TOP },
+    { "compare", no_argument, NULL, O_COMPARE },
     { "quiet", no_argument, NULL, 'q' },
     { "help", no_argument, NULL, 'h' },
     { "version", no_argument, NULL, 'V' },
@@ -214,6 +225,9 @@ static int one_option(struct pis_cli *c, int opt, char **argv,
         return GO_ON;
     case O_BY:
         return parse_by(c, optarg);
+    case O_COMPARE:
+        c->o.compare = 1;
+        return GO_ON;
     case O_TOP:
         if (parse_pos(optarg, &v) || v > 1000000)
             return usage_error("--top: want a number of rows from 1 to "

@@ -151,6 +151,8 @@ static int analyse(struct pis_report *rep, const char *name, int index,
 static int emit(enum pis_fmt fmt, FILE *f, struct pis_report *const *ok, int nok,
                 const struct pis_report *merged, const struct pis_out_opts *o)
 {
+    if (o->compare)
+        return pis_out_compare(f, ok[0], ok[1], fmt == PIS_FMT_JSON, o);
     switch (fmt) {
     case PIS_FMT_JSON:
         return pis_out_json(f, ok, nok, merged, o);
@@ -285,7 +287,9 @@ int main(int argc, char **argv)
     rc = read_inputs(&c, reps, ok, &nok, &any_data);
     if (rc == PIS_EXIT_INTERNAL)
         return rc;
-    if (nok > 1) {
+    if (c.o.compare && nok < 2)
+        nok = 0;                /* nothing to compare: the errors say why */
+    if (nok > 1 && !c.o.compare) {
         if (merge_all(&merged, ok, nok)) {
             fprintf(stderr, "pi-stats: out of memory\n");
             return PIS_EXIT_INTERNAL;

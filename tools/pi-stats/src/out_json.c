@@ -267,3 +267,8 @@ int pis_out_json(FILE *f, struct pis_report *const *in, int n,
     fprintf(f, "]}\n");
     return ferror(f) ? -1 : 0;
 }
+
+void pis_json_str(FILE *f, const char *s)
+{
+    jstr(f, s);
+}

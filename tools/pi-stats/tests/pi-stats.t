@@ -1125,6 +1125,76 @@ def top_keeps_the_worst_rows():
         eq(len(err.strip().splitlines()), 1, 'one line: ' + err)
 
 
+# ------------------------------------------------------- --compare
+def compare_traces():
+    """BEFORE: unbounded adds of lengths 1..4 and two wakeups; AFTER: a
+    limit of 2, one spilled add, one over the limit, one wakeup."""
+    before = g.window(0, [g.pi_add(100 + i, 1, i, 0, 0, i + 1, 0)
+                          for i in range(4)] +
+                      [g.pi_wakeup(200, 4, 1, 1000),
+                       g.pi_wakeup(300, 2, 1, 3000)])
+    after = g.window(0, [g.pi_add(100, 1, 0, 0, 0, 1, 2),
+                         g.pi_add(101, 1, 1, 0, 0, 2, 2),
+                         g.pi_add(102, 1, 2, 0, 1, 1, 2),   # spilled
+                         g.pi_add(103, 1, 3, 0, 0, 3, 2),   # over limit
+                         g.pi_wakeup(200, 1, 1, 500)])
+    return write('before.bin', before), write('after.bin', after)
+
+
+@test
+def compare_before_after():
+    b, a = compare_traces()
+    js, _ = run_json(['--compare', b, a])
+    eq(js['compare'], {'before': b, 'after': a}, 'names')
+    ll = js['list_length']
+    # before {1,2,3,4}: p50 = rank 2 = 2, p90 = rank ceil(3.6) = 4
+    # after {1,1,2,3}: p50 = rank 2 = 1, p90 = rank 4 = 3
+    eq(ll['before'], {'count': 4, 'p50': 2, 'p90': 4, 'p99': 4, 'p999': 4,
+                      'max': 4}, 'before list_length')
+    eq(ll['after'], {'count': 4, 'p50': 1, 'p90': 3, 'p99': 3, 'p999': 3,
+                     'max': 3}, 'after list_length')
+    eq(ll['ratio'], {'count': 1, 'p50': 0.5, 'p90': 0.75, 'p99': 0.75,
+                     'p999': 0.75, 'max': 0.75}, 'list_length ratio')
+    wc = js['wakeup_cycles']
+    # before {1000, 3000}: p50 = rank 1 = 1000; after {500}
+    eq((wc['before']['p50'], wc['before']['p90'], wc['after']['max']),
+       (1000, 3000, 500), 'wakeup_cycles')
+    eq((wc['ratio']['count'], wc['ratio']['p50'], wc['ratio']['max']),
+       (0.5, 0.5, 0.166667), 'wakeup ratio (500/3000 to 6 digits)')
+    eq(js['spilled_adds'], {'before': 0, 'after': 1, 'ratio': None},
+       'spilled')
+    eq(js['over_limit_adds'], {'before': 0, 'after': 1, 'ratio': None},
+       'over limit')
+    eq(js['list_add'], {'before': 4, 'after': 4, 'ratio': 1}, 'adds')
+    # text: the same numbers
+    rc, out, err = run(['--compare', b, a])
+    eq(rc, 0, 'text rc')
+    rows = [ln.split() for ln in out.splitlines()]
+    check(['list_length', 'before', '4', '2', '4', '4', '4', '4'] in rows,
+          out)
+    check(['after', '4', '1', '3', '3', '3', '3'] in rows, out)
+    check(['ratio', '1.000', '0.500', '0.750', '0.750', '0.750', '0.750']
+          in rows, out)
+    check(['spilled_adds', '0', '1', '-'] in rows, out)
+    check(['over_limit_adds', '0', '1', '-'] in rows, out)
+    # a side without samples: its statistics and the ratios are empty
+    none = write('none.bin', g.window(0, [g.filler(5)]))
+    js, _ = run_json(['--compare', none, a])
+    eq(js['wakeup_cycles']['before'], {'count': 0, 'p50': None, 'p90': None,
+                                       'p99': None, 'p999': None,
+                                       'max': None}, 'empty side')
+    eq(js['wakeup_cycles']['ratio']['p50'], None, 'no ratio')
+    # usage
+    for args in (['--compare', b], ['--compare', b, a, a],
+                 ['--compare', '--csv', b, a]):
+        rc, out, err = run(args)
+        eq(rc, EXIT_USAGE, 'rc %r' % args)
+        eq(len(err.strip().splitlines()), 1, 'one line: ' + err)
+    rc, out, err = run(['--compare', b, os.path.join(WORK, 'missing')])
+    eq(rc, EXIT_IO, 'missing AFTER')
+    eq(out, '', 'no half report')
+
+
 def main():
     try:
         build()
