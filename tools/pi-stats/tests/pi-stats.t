@@ -1195,6 +1195,65 @@ def compare_before_after():
     eq(out, '', 'no half report')
 
 
+# ------------------------------------------------------- --since/--until
+def range_trace():
+    """pCPU 1's window first in the file (its first add, TSC 5000, is the
+    base), then pCPU 0's, earlier in time, and a PI_LIST_ADD without TSC."""
+    return (g.window(1, [g.pi_add(5000, 1, 0, 1, 1, 1, 0),
+                         g.pi_add(7000, 1, 1, 1, 1, 2, 0),
+                         g.pi_wakeup(9000, 1, 1, 100)]) +
+            g.window(0, [g.pi_add(4000, 1, 2, 0, 0, 3, 0),
+                         g.pi_add(6000, 1, 3, 0, 0, 4, 0),
+                         g.pi_wakeup(8000, 1, 1, 200),
+                         g.rec(g.PI_ADD, None, [1, 0, 9, 0])]))
+
+
+@test
+def since_until_time_ranges():
+    path = write('range.bin', range_trace())
+    # 1000 Hz: --since 1 --until 3.5 keeps base+1000 <= tsc < base+3500,
+    # i.e. TSC 6000..8499: the adds at 7000 (len 2) and 6000 (len 4) and
+    # the wakeup at 8000 (200 cycles); 5000, 9000, 4000 and the add
+    # without TSC are outside (4)
+    js, _ = run_json(['--tsc-hz', '1000', '--since', '1', '--until', '3.5',
+                      path])
+    eq(js['range'], {'since': '1', 'until': '3.5', 'unit': 's'}, 'range')
+    eq(js['range_base_tsc'], 5000, 'base: first PI record with a TSC')
+    eq(js['pi_events']['out_of_range'], 4, 'outside')
+    eq((js['pi_events']['list_add'], js['pi_events']['wakeup']), (2, 1),
+       'kept')
+    eq((js['list_length']['min'], js['list_length']['max']), (2, 4), 'll')
+    eq(js['wakeup_cycles']['max'], 200, 'wakeup')
+    # only --until 1: rel < 1000 -> TSC < 6000, records before the base
+    # count too (negative times): 5000 and 4000
+    js, _ = run_json(['--tsc-hz', '1000', '--until', '1', path])
+    eq(sorted(int(v) for v in js['list_length']['per_cpu']), [0, 1], 'cpus')
+    eq((js['list_length']['count'], js['list_length']['max']), (2, 3),
+       'until only: lengths {1, 3}')
+    # without a clock, TSC values: [6000, 9000) keeps 7000, 6000, 8000
+    js, _ = run_json(['--since', '6000', '--until', '9000', path])
+    eq(js['range']['unit'], 'tsc', 'unit')
+    eq(js['range_base_tsc'], None, 'no base for absolute values')
+    eq((js['pi_events']['list_add'], js['pi_events']['wakeup'],
+        js['pi_events']['out_of_range']), (2, 1, 4), 'tsc range')
+    # --since 9000: only the wakeup at 9000 (100 cycles)
+    js, _ = run_json(['--since', '9000', path])
+    eq((js['list_length']['count'], js['wakeup_cycles']['max']), (0, 100),
+       'since is inclusive')
+    rc, out, err = run(['--tsc-hz', '1000', '--since', '1', path])
+    check('  range      [1, end) s from the first PI record with a TSC '
+          '(tsc 5000), 3 PI records outside\n' in out, out[:600])
+    for args in (['--since', '-5'], ['--since', 'x'], ['--until', '1.5'],
+                 ['--tsc-hz', '1000', '--since', '-1'],
+                 ['--tsc-hz', '1000', '--until', 'soon'],
+                 ['--since', '9000', '--until', '9000'],
+                 ['--tsc-hz', '1000', '--since', '2', '--until', '1']):
+        rc, out, err = run(args + [path])
+        eq(rc, EXIT_USAGE, 'rc %r' % args)
+        eq(len(err.strip().splitlines()), 1, 'one line: ' + err)
+        check('--since' in err or '--until' in err, err)
+
+
 def main():
     try:
         build()
