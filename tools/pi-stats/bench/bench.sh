@@ -7,6 +7,8 @@
 #   (a) the real 3.9 MB credit2 trace, whole process, RUNS_A runs
 #   (b) >= SPLICE_MB of copies of the real traces, TSCs shifted forward
 #   (c) a PI-heavy generated trace of PI_MB
+#   (d) the same PI records (PCPU_MB, windows of 4 KB) spread over 4 and
+#       over 4096 pCPUs: whole process, text and JSON, and peak RSS
 #   peak RSS of pi-stats on an RSS_MB PI-heavy trace
 # Wall time per whole-process run, spawn to exit, measured by bench/timeit.c
 # (no shell or date(1) inside the timed interval), each run after an
@@ -33,6 +35,8 @@ RUNS_BIG=${RUNS_BIG:-9}
 SPLICE_MB=${SPLICE_MB:-320}
 PI_MB=${PI_MB:-256}
 RSS_MB=${RSS_MB:-1024}
+PCPU_MB=${PCPU_MB:-30}
+RUNS_D=${RUNS_D:-5}
 work=$BUILD/bench
 mkdir -p "$work"
 
@@ -164,6 +168,41 @@ bench b "$spliced" "$RUNS_BIG"
 piheavy=$work/piheavy-${PI_MB}M.xentrace
 [ -f "$piheavy" ] || "$GENPI" "$piheavy" "$PI_MB" 64 >/dev/null || exit 1
 bench c "$piheavy" "$RUNS_BIG"
+
+# (d) report phase against pCPU count: the same records over 4 and 4096
+# pCPUs, text and JSON in turns; the ratio is best 4096 / best 4.
+peak_rss() { # cmd... -> MiB
+    { /usr/bin/time -f '%M' "$@" >/dev/null; } 2>&1 | tail -1 |
+        awk '{printf "%.0f", $1 / 1024}'
+}
+if [ "$PCPU_MB" -gt 0 ]; then
+    echo
+    echo "(d) the same PI records ($PCPU_MB MB, 4 KB windows) on 4 and 4096 pCPUs, best of $RUNS_D rounds"
+    declare -A dt
+    for n in 4 4096; do
+        f=$work/pcpus-$n.xentrace
+        [ -f "$f" ] || "$GENPI" "$f" "$PCPU_MB" "$n" 4096 >/dev/null || exit 1
+        settle "$f"
+    done
+    for ((i = 0; i < RUNS_D; i++)); do
+        for n in 4 4096; do
+            for fmt in text json; do
+                opt=(); [ $fmt = json ] && opt=(--json)
+                time_run "$PI_STATS" -q "${opt[@]}" "$work/pcpus-$n.xentrace"
+                dt[$n$fmt]="${dt[$n$fmt]:-} $US"
+            done
+        done
+    done
+    for fmt in text json; do
+        read -r b4 _ <<<"$(best_median ${dt[4$fmt]})"
+        read -r b4096 _ <<<"$(best_median ${dt[4096$fmt]})"
+        opt=(); [ $fmt = json ] && opt=(--json)
+        printf '  %-5s 4 pCPUs %8s ms, 4096 pCPUs %8s ms: %sx; peak RSS %s MiB / %s MiB\n' \
+            "$fmt" "$(ms "$b4")" "$(ms "$b4096")" "$(ratio "$b4096" "$b4")" \
+            "$(peak_rss "$PI_STATS" -q "${opt[@]}" "$work/pcpus-4.xentrace")" \
+            "$(peak_rss "$PI_STATS" -q "${opt[@]}" "$work/pcpus-4096.xentrace")"
+    done
+fi
 
 if [ "$RSS_MB" -gt 0 ]; then
     big=$work/piheavy-${RSS_MB}M.xentrace

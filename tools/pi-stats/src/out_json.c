@@ -1,4 +1,5 @@
 /* out_json.c - one JSON object; schema documented in pi-stats.1. */
+#define _POSIX_C_SOURCE 200809L     /* open_memstream */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -209,11 +210,30 @@ static int body(FILE *f, const struct pis_report *r,
     return 0;
 }
 
+/* The body of r, made once in memory when it is printed twice (a single
+ * input: the top level and its entry in "inputs"). */
+static int body_twice(FILE *f, const struct pis_report *r,
+                      const struct pis_out_opts *o, char **text, size_t *len)
+{
+    FILE *m = open_memstream(text, len);
+    int rc;
+
+    if (!m)
+        return -1;
+    rc = body(m, r, o);
+    if (fclose(m) || rc)
+        return -1;
+    return fwrite(*text, 1, *len, f) == *len ? 0 : -1;
+}
+
 int pis_out_json(FILE *f, struct pis_report *const *in, int n,
                  const struct pis_report *merged,
                  const struct pis_out_opts *o)
 {
     const struct pis_report *top = merged ? merged : in[0];
+    char *text = NULL;
+    size_t len = 0;
+    int rc = -1;
 
     fprintf(f, "{\"tool\":\"pi-stats\",\"version\":\"%s\",\"schema\":1",
             PIS_VERSION);
@@ -229,17 +249,24 @@ int pis_out_json(FILE *f, struct pis_report *const *in, int n,
     else
         fprintf(f, "null");
     fprintf(f, ",\"ninputs\":%d,", n);
-    if (body(f, top, o))
-        return -1;
+    if (top == in[0] ? body_twice(f, top, o, &text, &len) : body(f, top, o))
+        goto out;
     fprintf(f, ",\"inputs\":[");
     for (int i = 0; i < n; i++) {
         fprintf(f, "%s{\"name\":", i ? "," : "");
         jstr(f, in[i]->name);
         fputc(',', f);
-        if (body(f, in[i], o))
-            return -1;
+        if (text && in[i] == top) {
+            if (fwrite(text, 1, len, f) != len)
+                goto out;
+        } else if (body(f, in[i], o)) {
+            goto out;
+        }
         fputc('}', f);
     }
     fprintf(f, "]}\n");
-    return ferror(f) ? -1 : 0;
+    rc = ferror(f) ? -1 : 0;
+out:
+    free(text);
+    return rc;
 }
