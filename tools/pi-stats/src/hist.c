@@ -84,8 +84,8 @@ static size_t merge_vc(const struct pis_vc *a, size_t na,
 /* Runs of the small counters, the wide counters (wide may be NULL) and of
  * the sorted buffer, ascending (small values are below the wide ones, and
  * both below the buffered ones only if the buffer holds none of them, which
- * it does unless the small counters could not be allocated: so merge the
- * two).
+ * it does while the small counters are not grown to cover them: so merge
+ * the two).
  * Caller frees.  buf is sorted as a side effect. */
 static struct pis_vc *pending_runs(uint32_t *buf, size_t nbuf,
                                    const uint64_t *small, size_t nsmall,
@@ -269,24 +269,6 @@ static size_t scatter_wide(struct pis_hist *h)
     return k;
 }
 
-/* At the first flush of a store that holds nothing else: wide counters
- * over the span of the buffered 32-bit values when that is dense for the
- * samples themselves (at most WIDE_SLOTS slots per sample, half the room
- * they would take as sorted entries), instead of sorting them first.
- * Optional: out of memory leaves the store as it was. */
-static void wide_first(struct pis_hist *h)
-{
-    uint32_t lo = UINT32_MAX, hi = 0;
-
-    for (size_t i = 0; i < h->nbuf; i++)
-        if (h->buf[i] >= PIS_HIST_SMALL) {
-            lo = h->buf[i] < lo ? h->buf[i] : lo;
-            hi = h->buf[i] > hi ? h->buf[i] : hi;
-        }
-    if (lo <= hi && hi - lo < (uint64_t)WIDE_SLOTS * h->nbuf)
-        (void)wide_cover(h, lo, hi);
-}
-
 /* Fold the buffer (not the small counters) into the wide counters and vc;
  * a merge into vc only once what the wide counters cannot take fills half
  * the buffer. */
@@ -298,8 +280,6 @@ static int flush_buf(struct pis_hist *h)
 
     if (!h->nbuf)
         return 0;
-    if (!h->wide && !h->used)
-        wide_first(h);
     if (h->wide && scatter_wide(h) < h->bufcap / 2)
         return 0;
     r = pending_runs(h->buf, h->nbuf, NULL, 0, NULL, &n);
@@ -360,23 +340,30 @@ static void note(struct pis_hist *h, uint64_t v, int has_tsc, uint64_t tsc,
     }
 }
 
-/* Small counters up to at least v (< PIS_HIST_SMALL), grown in powers of
- * two: a store of a few small values takes a few cache lines, not
- * PIS_HIST_SMALL counters (thousands of pCPUs' stores).  0 or -1. */
-static int small_cover(struct pis_hist *h, uint32_t v)
+/* Count v (< PIS_HIST_SMALL) in the small counters, grown in powers of
+ * two to cover it, unless they would then be more than four per sample
+ * the store holds (a store of a few samples takes a few cache lines, not
+ * PIS_HIST_SMALL counters: thousands of pCPUs' stores); such a value is
+ * buffered instead.  1 when counted, 0 when not. */
+static int small_take(struct pis_hist *h, uint32_t v)
 {
     uint32_t n = h->nsmall ? h->nsmall : 64;
     uint64_t *s;
 
     while (n <= v)
         n *= 2;
-    s = realloc(h->small, n * sizeof(*s));
-    if (!s)
-        return -1;
-    memset(s + h->nsmall, 0, (n - h->nsmall) * sizeof(*s));
-    h->small = s;
-    h->nsmall = n;
-    return 0;
+    if (n > h->nsmall) {
+        if (n > 64 && n > 4 * (h->count + h->nbuf))
+            return 0;
+        s = realloc(h->small, n * sizeof(*s));
+        if (!s)
+            return 0;
+        memset(s + h->nsmall, 0, (n - h->nsmall) * sizeof(*s));
+        h->small = s;
+        h->nsmall = n;
+    }
+    h->small[v]++;
+    return 1;
 }
 
 static int add_buf(struct pis_hist *h, uint32_t v)
@@ -406,10 +393,8 @@ int pis_hist_add(struct pis_hist *h, uint64_t v, uint64_t n, int has_tsc,
 {
     if (n == 0)
         return 0;
-    if (n == 1 && v < PIS_HIST_SMALL) {
-        if (v >= h->nsmall && small_cover(h, (uint32_t)v))
-            return -1;
-        h->small[v]++;
+    if (n == 1 && v < PIS_HIST_SMALL && small_take(h, (uint32_t)v)) {
+        /* counted */
     } else if (n == 1 && v <= UINT32_MAX) {
         if (add_buf(h, (uint32_t)v))
             return -1;
@@ -438,10 +423,9 @@ void pis_hist_put_slow(struct pis_hist_put *c, uint32_t x)
 {
     struct pis_hist *h = c->h;
 
-    if (x < PIS_HIST_SMALL && !small_cover(h, x)) {
+    if (x < PIS_HIST_SMALL && small_take(h, x)) {
         c->small = h->small;
         c->nsmall = h->nsmall;
-        c->small[x]++;
         return;
     }
     if (add_buf(h, x)) {

@@ -3,7 +3,9 @@
  * Four tiers, all exact:
  *  - values below PIS_HIST_SMALL are counted in place in one array of
  *    64-bit counters, which never fill (list lengths, entries walked:
- *    dense and cache resident);
+ *    dense and cache resident); it grows in powers of two as values and
+ *    samples come, so a store of a few samples stays small (until then
+ *    such values are buffered like the others);
  *  - other 32-bit values are appended to a buffer; when it fills it is
  *    radix sorted, run-length compressed and merged into a sorted array of
  *    distinct (value, count) -- sequential memory traffic only, which is

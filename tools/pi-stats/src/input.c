@@ -11,52 +11,28 @@
 
 #include "input.h"
 
-#define DROP_EVERY (4u << 20)
-/* Pages behind the cursor are dropped up to a multiple of this (of the
- * page size too): a file's page cache in large folios may be mapped 2 MiB
- * at a time, and dropping part of such a mapping splits it (about 100
- * splits a run on the 256 MB bench trace, none so). */
-#define DROP_ALIGN (2u << 20)
-#ifndef MADV_POPULATE_READ
-#define MADV_POPULATE_READ 22   /* Linux 5.14 */
-#endif
-
-/* Map the page tables of [*done, to) in one call instead of one fault per
- * folio (harmless EINVAL on older kernels); *done is where the pages
- * mapped so far end, so each page is populated once. */
-static void populate(const unsigned char *base, size_t *done, size_t to,
-                     size_t size)
-{
-    if (to > size)
-        to = size;
-    if (to <= *done)
-        return;
-    (void)madvise((void *)(base + *done), to - *done, MADV_POPULATE_READ);
-    *done = to;
-}
+#define DROP_EVERY (4u << 20)     /* pages behind the cursor dropped */
 
 static enum pis_input_status run_mapped(struct pis_reader *r, int fd,
                                         size_t size)
 {
     const unsigned char *base;
-    size_t off = 0, dropped = 0, mapped = 0;
+    size_t off = 0, dropped = 0, page = (size_t)sysconf(_SC_PAGESIZE);
 
     base = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
     if (base == MAP_FAILED)
         return PIS_INPUT_NOMEM; /* caller falls back to read() */
     (void)madvise((void *)base, size, MADV_SEQUENTIAL);
-    populate(base, &mapped, 2 * (size_t)DROP_EVERY, size);
     while (off < size) {
         size_t n = pis_reader_step(r, base + off, size - off, 1);
         if (n == 0)
             break;
         off += n;
         if (off - dropped >= DROP_EVERY) {
-            size_t upto = off & ~((size_t)DROP_ALIGN - 1);
+            size_t upto = off & ~(page - 1);
             (void)madvise((void *)(base + dropped), upto - dropped,
                           MADV_DONTNEED);
             dropped = upto;
-            populate(base, &mapped, upto + 2 * (size_t)DROP_EVERY, size);
         }
     }
     if (off == size)

@@ -130,7 +130,7 @@ struct pis_reader {
     unsigned char lk_code[PIS_LOOKUP];
     /* The class index (pis_class_index) of each value of the class bits. */
     unsigned char class_of[1u << 12];
-    struct pis_slots *slots;    /* two: windows are walked in pairs */
+    struct pis_slots *slots;    /* the window's records collected */
     struct pis_cpu_stats *cpu;  /* PIS_MAX_CPUS entries */
     struct pis_read_stats st;
     uint64_t pos;               /* absolute offset of the next byte */
