@@ -278,6 +278,57 @@ def real_stdin_pipe_equals_mmap():
     eq(b, a, 'pipe result')
 
 
+@test
+def compressed_inputs_equal_plain():
+    """gzip, xz and zstd copies of the real dumps (compressed here), as
+    files and through a pipe, give the plain file's results; concatenated
+    streams are read one after the other; a cut or corrupt stream is an
+    input error naming the compressed byte."""
+    tools = {'gz': ['gzip', '-c'], 'xz': ['xz', '-c', '-T1'],
+             'zst': ['zstd', '-q', '-c']}
+    for name in ('credit2-hvm-8cpu.xentrace', 'rtds-8cpu.xentrace'):
+        path = real(name)
+        want, _ = run_json([path])
+        want['inputs'][0].pop('name')
+        with open(path, 'rb') as f:
+            plain = f.read()
+        for ext, cmd in tools.items():
+            packed = subprocess.run(cmd, input=plain, stdout=subprocess.PIPE,
+                                    check=True).stdout
+            z = write('%s.%s' % (name, ext), packed)
+            got, _ = run_json([z])
+            got['inputs'][0].pop('name')
+            eq(got, want, '%s.%s as a file' % (name, ext))
+            got, _ = run_json(['-'], input_bytes=packed)
+            got['inputs'][0].pop('name')
+            eq(got, want, '%s.%s through a pipe' % (name, ext))
+            twice, _ = run_json([write('twice.' + ext, packed + packed)])
+            eq(twice['records'], 2 * want['records'],
+               'two concatenated %s streams' % ext)
+            rc, out, err = run([write('cut.' + ext, packed[:len(packed) // 2])])
+            eq(rc, EXIT_IO, 'cut %s stream rc' % ext)
+            eq(out, '', 'cut %s stream prints no report' % ext)
+            check('ends inside a compressed stream' in err and
+                  'compressed input' in err, 'cut %s: %s' % (ext, err))
+            bad = bytearray(packed)
+            for k in range(len(bad) // 3, len(bad) // 3 + 64):
+                bad[k] ^= 0x5a
+            rc, out, err = run([write('bad.' + ext, bytes(bad))])
+            eq(rc, EXIT_IO, 'corrupt %s stream rc: %s' % (ext, err))
+            eq(out, '', 'corrupt %s stream prints no report' % ext)
+            # what was decoded before the damage was seen may have drawn
+            # warnings; the error is the last line
+            last = err.strip().splitlines()[-1]
+            check('corrupt' in last and 'compressed input' in last,
+                  'corrupt %s: %s' % (ext, err))
+    # the tcg dump as shipped (xz)
+    got, _ = run_json([os.path.join(TRACES, 'tcg-boot-all.xentrace.xz')])
+    want, _ = run_json([real('tcg-boot-all.xentrace.xz')])
+    got['inputs'][0].pop('name')
+    want['inputs'][0].pop('name')
+    eq(got, want, 'tcg .xz as shipped')
+
+
 # ------------------------------------------------------- hand-built PI
 def pi_trace():
     """Two pCPUs plus sparse 4000; windows of one pCPU out of cross-CPU
