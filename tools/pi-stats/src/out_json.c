@@ -146,6 +146,7 @@ static int body(FILE *f, const struct pis_report *r,
     kv(f, "lost_markers", st->lost_markers, 1);
     kv(f, "corrupt_bytes", st->corrupt_bytes, 1);
     kv(f, "corrupt_resyncs", st->corrupt_events, 1);
+    kv(f, "skipped_at_start", st->lead_bytes, 1);
     kv(f, "truncated_bytes", st->truncated_bytes, 1);
     kv(f, "truncated_windows", st->truncated_windows, 1);
     kv(f, "missing_bytes", st->missing_bytes, 1);

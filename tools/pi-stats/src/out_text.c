@@ -262,6 +262,9 @@ static void header(FILE *f, const struct pis_report *r,
             "\n", st->truncated_bytes, st->truncated_windows,
             st->missing_bytes, st->corrupt_bytes, st->corrupt_events,
             st->tsc_backwards);
+    if (st->lead_bytes)
+        fprintf(f, "  cut start  %" PRIu64 " bytes skipped before the first "
+                "window (input starts inside a record)\n", st->lead_bytes);
     fprintf(f, "  PI events  %" PRIu64 " PI_LIST_ADD, %" PRIu64
             " PI_WAKEUP (%" PRIu64 " vCPUs woken), %" PRIu64
             " PI_LIST_MOVE; legacy %" PRIu64 " BLOCK_LIST, %" PRIu64

@@ -535,6 +535,7 @@ static size_t step_resync(struct pis_reader *r, const unsigned char *buf,
             struct walk w;
             if (k > 0) {            /* skip up to the candidate first */
                 r->st.corrupt_bytes += k;
+                r->st.lead_bytes += r->lead ? k : 0;
                 return consume(r, k);
             }
             if (len - 12 < size && !eof)
@@ -547,6 +548,7 @@ static size_t step_resync(struct pis_reader *r, const unsigned char *buf,
                      r->resync_why, (unsigned long long)skipped,
                      (unsigned long long)r->pos);
                 r->resync = 0;
+                r->lead = 0;
                 return step_window(r, buf, len, eof, cpu, size);
             }
         }
@@ -555,6 +557,7 @@ static size_t step_resync(struct pis_reader *r, const unsigned char *buf,
     if (eof) {
         uint64_t skipped = r->pos + len - r->resync_start;
         r->st.corrupt_bytes += len;
+        r->st.lead_bytes += r->lead ? len : 0;
         diag(r, PIS_DIAG_CORRUPT, r->resync_start,
              "%s; skipped %llu bytes to the end of input (no later window)",
              r->resync_why, (unsigned long long)skipped);
@@ -566,6 +569,7 @@ static size_t step_resync(struct pis_reader *r, const unsigned char *buf,
         return 0;
     k = len - 11;
     r->st.corrupt_bytes += k;
+    r->st.lead_bytes += r->lead ? k : 0;
     return consume(r, k);
 }
 
@@ -611,6 +615,22 @@ static size_t step_window(struct pis_reader *r, const unsigned char *buf,
                                    r->pos + 12));
 }
 
+/* Offset of the first window header without a problem in buf's first
+ * PIS_LEAD_MAX + 12 bytes, in either byte order (*sw says which), or len. */
+static size_t first_header(const unsigned char *buf, size_t len, int *sw)
+{
+    size_t end = len < PIS_LEAD_MAX + 12 ? len : PIS_LEAD_MAX + 12;
+    uint32_t cpu, size;
+
+    for (size_t k = 0; k + 12 <= end; k++)
+        for (int o = 0; o < 2; o++)
+            if (!header_problem(buf + k, o, &cpu, &size)) {
+                *sw = o;
+                return k;
+            }
+    return len;
+}
+
 size_t pis_reader_step(struct pis_reader *r, const unsigned char *buf,
                        size_t len, int eof)
 {
@@ -640,11 +660,23 @@ size_t pis_reader_step(struct pis_reader *r, const unsigned char *buf,
         } else if (__builtin_bswap32(w0) == TRC_CPU_CHANGE_HDR) {
             r->swapped = 1;
         } else {
-            r->fatal = 1;
-            diag(r, PIS_DIAG_NOT_TRACE, 0, "not a xentrace file: first "
-                 "word 0x%08x is not a CPU_CHANGE header (0x%08x)", w0,
-                 TRC_CPU_CHANGE_HDR);
-            return 0;
+            /* cut mid-record: the first sound window header in either
+             * byte order decides it, and the resync walks from there */
+            size_t k = first_header(buf, len, &r->swapped);
+            if (k == len && !eof && len < PIS_LEAD_MAX + 12)
+                return 0;
+            if (k == len) {
+                r->fatal = 1;
+                diag(r, PIS_DIAG_NOT_TRACE, 0, "not a xentrace file: first "
+                     "word 0x%08x is not a CPU_CHANGE header (0x%08x), nor "
+                     "is there one in the first %zu bytes", w0,
+                     TRC_CPU_CHANGE_HDR, len < PIS_LEAD_MAX + 12 ? len :
+                     (size_t)PIS_LEAD_MAX + 12);
+                return 0;
+            }
+            r->lead = 1;
+            start_resync(r, 0, "input starts inside a record (no window "
+                         "header at byte 0)");
         }
         r->st.byte_order = r->swapped ? PIS_BO_LITTLE + PIS_BO_BIG -
                                         host_order() : host_order();

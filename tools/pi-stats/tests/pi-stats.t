@@ -329,6 +329,55 @@ def compressed_inputs_equal_plain():
     eq(got, want, 'tcg .xz as shipped')
 
 
+@test
+def input_cut_mid_record_resyncs_at_first_window():
+    """A dump whose first bytes are cut off: the reader starts at the first
+    sound window header, reports the bytes before it, and finds every
+    record of the windows after it (window offsets from a header walk
+    here)."""
+    path = real('credit2-hvm-8cpu.xentrace')
+    with open(path, 'rb') as f:
+        data = f.read()
+    starts, ends, off = [], [], 0
+    while off < len(data):
+        size = struct.unpack_from('<I', data, off + 8)[0]
+        starts.append(off)
+        off += 12 + size
+        ends.append(off)
+    full, _ = run_json([path])
+    per_window = []                     # records of each window
+    for st, en in zip(starts, ends):
+        n, q = 0, st + 12
+        while q < en:
+            h = struct.unpack_from('<I', data, q)[0]
+            q += 4 + 8 * (h >> 31) + 4 * ((h >> 28) & 7)
+            n += 1
+        per_window.append(n)
+    eq(sum(per_window), full['records'], 'header walk of the full dump')
+    for cut in (1, 4, 100, 8495, 8496 + 3):
+        nxt = next(i for i, st in enumerate(starts) if st >= cut)
+        js, err = run_json([write('cut%d' % cut, data[cut:])])
+        eq(js['skipped_at_start'], starts[nxt] - cut, 'cut %d skipped' % cut)
+        eq(js['corrupt_bytes'], starts[nxt] - cut, 'cut %d corrupt' % cut)
+        eq(js['windows'], len(starts) - nxt, 'cut %d windows' % cut)
+        eq(js['records'], sum(per_window[nxt:]), 'cut %d records' % cut)
+        check('input starts inside a record' in err, err)
+        rc, out, _ = run([write('cut%d' % cut, data[cut:])])
+        check('cut start  %d bytes skipped' % (starts[nxt] - cut) in out,
+              'text header: ' + out[:600])
+        # through a pipe: the same
+        js2, _ = run_json(['-'], input_bytes=data[cut:])
+        js2['inputs'][0].pop('name')
+        js['inputs'][0].pop('name')
+        eq(js2, js, 'cut %d through a pipe' % cut)
+    # nothing plausible: still not a trace
+    rc, out, err = run([write('cutnone', data[1:200])])
+    eq(rc, EXIT_NOT_TRACE, 'no window header after the cut')
+    check('not a xentrace file' in err, err)
+    rc, _, _ = run(['--strict', write('cut1', data[1:])])
+    eq(rc, EXIT_DATA, '--strict on a cut start')
+
+
 # ------------------------------------------------------- hand-built PI
 def pi_trace():
     """Two pCPUs plus sparse 4000; windows of one pCPU out of cross-CPU
