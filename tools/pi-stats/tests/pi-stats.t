@@ -378,6 +378,30 @@ def input_cut_mid_record_resyncs_at_first_window():
     eq(rc, EXIT_DATA, '--strict on a cut start')
 
 
+@test
+def json_file_names_not_utf8():
+    """File names are bytes: JSON stays valid UTF-8, a byte that is not
+    part of well-formed UTF-8 becomes U+FFFD, "name_hex" keeps the bytes;
+    control characters and quotes are escaped; valid UTF-8 passes."""
+    src = real('rtds-8cpu.xentrace')
+    raw = b'caf\xe9-\xc0\xaf-\xed\xa0\x80-\x01"\\-\xe2\x82\xac.bin'
+    path = os.path.join(os.fsencode(WORK), raw)
+    shutil.copyfile(src, path)
+    p = subprocess.run([os.fsencode(PI), b'--json', path, path],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    eq(p.returncode, 0, 'rc: %r' % p.stderr)
+    text = p.stdout.decode('utf-8')         # strict: raises if not UTF-8
+    js = json.loads(text)
+    name = js['inputs'][0]['name']
+    want = os.fsdecode(os.fsencode(WORK)) + '/caf\ufffd-\ufffd\ufffd-' \
+        '\ufffd\ufffd\ufffd-\x01"\\-\u20ac.bin'
+    eq(name, want, 'name with replacement characters')
+    eq(bytes.fromhex(js['inputs'][0]['name_hex']), path, 'name_hex')
+    eq(js['wakeup_cycles']['max_input'], None, 'no samples, no max_input')
+    plain, _ = run_json([src])
+    check('name_hex' not in plain['inputs'][0], 'UTF-8 names have no hex')
+
+
 # ------------------------------------------------------- hand-built PI
 def pi_trace():
     """Two pCPUs plus sparse 4000; windows of one pCPU out of cross-CPU
