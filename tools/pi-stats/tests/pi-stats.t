@@ -519,6 +519,44 @@ def text_coarsens_long_linear_histograms():
 
 
 @test
+def long_tail_list_lengths_log2_in_text_and_svg():
+    """Lengths 0..63 once each and one 3000: linear rows widened to fit
+    the terminal would put 64 of 65 samples in [0, 64), so text and SVG
+    switch to log2 buckets; JSON keeps width-1 buckets."""
+    path = write('longtail.bin', g.long_tail())
+    rc, out, _ = run([path])
+    eq(rc, 0, 'rc')
+    check('log2 buckets (long tail' in out, out)
+    sect = out.split('@list_length')[1].split('\n\n')[0]
+    rows = re.findall(r'^(\[[^\]]*?[\])])\s+(\d+) \|(@*) *\|$', sect, re.M)
+    # counts by hand: [2^k, 2^(k+1)) holds 2^k of 0..63; 3000 in [2K, 4K)
+    want = [('[0, 1)', 1), ('[1, 2)', 1), ('[2, 4)', 2), ('[4, 8)', 4),
+            ('[8, 16)', 8), ('[16, 32)', 16), ('[32, 64)', 32),
+            ('[64, 128)', 0), ('[128, 256)', 0), ('[256, 512)', 0),
+            ('[512, 1K)', 0), ('[1K, 2K)', 0), ('[2K, 4K)', 1)]
+    eq([(r[0], int(r[1])) for r in rows], want, 'log2 rows')
+    eq([len(r[2]) for r in rows],
+       [(n * 52 + 31) // 32 for _, n in want], 'bar lengths')
+    js, _ = run_json([path])
+    eq(len(js['list_length']['buckets']), 65, 'json keeps step 1')
+    eq(js['list_length']['max'], 3000, 'max')
+    svg = os.path.join(WORK, 'longtail.svg')
+    rc, _, err = run(['-q', '--svg', svg, path])
+    eq(rc, 0, 'svg rc: ' + err)
+    root = ET.parse(svg).getroot()
+    ns = '{http://www.w3.org/2000/svg}'
+    panel = root.findall(ns + 'g')[0]
+    title = ''.join(panel.find(ns + 'text').itertext())
+    check('(log2 buckets)' in title, 'svg title: ' + title)
+    bars = [r.find(ns + 'title').text for r in panel.iter(ns + 'rect')
+            if r.find(ns + 'title') is not None]
+    eq(bars, ['[%s): %d' % (lo_hi, n) for lo_hi, n in zip(
+        ['0, 1', '1, 2', '2, 4', '4, 8', '8, 16', '16, 32', '32, 64',
+         '64, 128', '128, 256', '256, 512', '512, 1K', '1K, 2K',
+         '2K, 4K'], [n for _, n in want])], 'svg bars')
+
+
+@test
 def pi_clock_options():
     path = write('pi.bin', pi_trace())
     js, _ = run_json(['--cpu-mhz', '2000', path])
