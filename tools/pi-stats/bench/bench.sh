@@ -2,8 +2,6 @@
 # bench.sh - throughput of pi-stats against xenalyze --summary and against
 # a minimal header walk (the practical ceiling of one pass), same machine,
 # same run, warm page cache.  Run by `make bench`; prints MB/s and ratios.
-# Also times the header walk over two windows at a time in turns (the way
-# pi-stats walks), a faster pass than the minimal one, for comparison.
 #   (a) the real 3.9 MB credit2 trace, whole process, RUNS_A runs
 #   (b) >= SPLICE_MB of copies of the real traces, TSCs shifted forward
 #   (c) a PI-heavy generated trace of PI_MB
@@ -95,8 +93,8 @@ best_median() {
 # see the same machine: on a shared one its speed drifts by tens of
 # percent within a minute, more than between the commands.
 bench() { # label file rounds
-    local label=$1 f=$2 n=$3 bytes i hw=() h2=() pi=() xa=() pi_rc xa_rc xa_err
-    local hw_us hw_med h2_us h2_med pi_us pi_med xa_us xa_med
+    local label=$1 f=$2 n=$3 bytes i hw=() pi=() xa=() pi_rc xa_rc xa_err
+    local hw_us hw_med pi_us pi_med xa_us xa_med
     bytes=$(stat -c %s "$f")
     echo
     echo "($label) $(basename "$f"): $bytes bytes, best of $n rounds"
@@ -104,8 +102,6 @@ bench() { # label file rounds
     for ((i = 0; i < n; i++)); do
         time_run "$HDRWALK" "$f"
         hw+=("$US")
-        time_run "$HDRWALK" -2 "$f"
-        h2+=("$US")
         time_run "$PI_STATS" -q "$f"
         pi+=("$US")
         pi_rc=$RC
@@ -117,12 +113,10 @@ bench() { # label file rounds
         fi
     done
     read -r hw_us hw_med <<<"$(best_median "${hw[@]}")"
-    read -r h2_us h2_med <<<"$(best_median "${h2[@]}")"
     read -r pi_us pi_med <<<"$(best_median "${pi[@]}")"
     row "header walk (ceiling)" "$bytes" "$hw_us" "median $(ms "$hw_med") ms"
-    row "header walk, 2 windows" "$bytes" "$h2_us" "median $(ms "$h2_med") ms"
     row "pi-stats" "$bytes" "$pi_us" \
-        "median $(ms "$pi_med") ms, exit $pi_rc, $(ratio "$hw_us" "$pi_us") of the ceiling ($(ratio "$hw_med" "$pi_med") by medians; $(ratio "$h2_med" "$pi_med") of the 2-window walk)"
+        "median $(ms "$pi_med") ms, exit $pi_rc, $(ratio "$hw_us" "$pi_us") of the ceiling ($(ratio "$hw_med" "$pi_med") by medians)"
     if [ $have_xa = 1 ]; then
         read -r xa_us xa_med <<<"$(best_median "${xa[@]}")"
         if [ "$xa_rc" = 0 ]; then
