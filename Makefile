@@ -99,10 +99,9 @@ fuzz:
 demo: xen tools pi-harness pi-stats
 	@echo
 	@echo "== pi-stats on traces written by the harness (Xen's pi.c run in userspace, not a host)"
-	@echo "== nic-128on1, bound off (vmx-pi-list-limit=0):"
-	@tools/pi-stats/pi-stats build/pi-harness/nic-128on1-off.xentrace
-	@echo "== nic-128on1, bound on (vmx-pi-list-limit=auto):"
-	@tools/pi-stats/pi-stats build/pi-harness/nic-128on1-on.xentrace
+	@echo "== nic-128on1: before = bound off (vmx-pi-list-limit=0), after = bound on (auto)"
+	@tools/pi-stats/pi-stats --compare build/pi-harness/nic-128on1-off.xentrace \
+	  build/pi-harness/nic-128on1-on.xentrace
 	@echo
 	@echo "patched Xen ($$(wc -l < patches/series) patches from patches/series):"
 	@echo "  hypervisor (debug=y): build/xen/xen/xen, build/xen/xen/xen.gz"

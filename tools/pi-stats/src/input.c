@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,8 +16,14 @@
 
 #define DROP_EVERY (4u << 20)     /* pages behind the cursor dropped */
 
+static int stopped(const struct pis_input_ctl *ctl)
+{
+    return ctl && *ctl->stop;
+}
+
 static enum pis_input_status run_mapped(struct pis_reader *r, int fd,
-                                        size_t size)
+                                        size_t size,
+                                        const struct pis_input_ctl *ctl)
 {
     const unsigned char *base;
     size_t off = 0, dropped = 0, page = (size_t)sysconf(_SC_PAGESIZE);
@@ -25,7 +32,7 @@ static enum pis_input_status run_mapped(struct pis_reader *r, int fd,
     if (base == MAP_FAILED)
         return PIS_INPUT_NOMEM; /* caller falls back to read() */
     (void)madvise((void *)base, size, MADV_SEQUENTIAL);
-    while (off < size) {
+    while (off < size && !stopped(ctl)) {
         size_t n = pis_reader_step(r, base + off, size - off, 1);
         if (n == 0)
             break;
@@ -122,16 +129,40 @@ static ssize_t src_read(struct source *s, unsigned char *buf, size_t cap,
     }
 }
 
+/* With ctl: wait until fd has data or one of ctl's signals came, and
+ * act on the flags.  Returns 1 when the input is to end here. */
+static int wait_data(int fd, const struct pis_input_ctl *ctl,
+                     const sigset_t *unblocked)
+{
+    struct pollfd pfd = { fd, POLLIN, 0 };
+
+    for (;;) {
+        if (*ctl->tick && ctl->on_tick) {
+            *ctl->tick = 0;
+            ctl->on_tick(ctl->ctx);
+        }
+        if (*ctl->stop)
+            return 1;
+        if (ppoll(&pfd, 1, NULL, unblocked) >= 0 || errno != EINTR)
+            return 0;           /* data, end or error: read() tells */
+    }
+}
+
 static enum pis_input_status run_stream(struct pis_reader *r,
                                         struct source *src,
+                                        const struct pis_input_ctl *ctl,
                                         char *err, size_t errlen)
 {
+    enum pis_input_status st = PIS_INPUT_OK;
+    sigset_t old;
     size_t cap = 1u << 20, have = 0, start = 0;
     unsigned char *buf = malloc(cap);
     int eof = 0;
 
     if (!buf)
         return PIS_INPUT_NOMEM;
+    if (ctl)
+        sigprocmask(SIG_BLOCK, &ctl->sigs, &old);
     for (;;) {
         size_t n;
         while ((n = pis_reader_step(r, buf + start, have - start, eof)) > 0)
@@ -149,32 +180,39 @@ static enum pis_input_status run_stream(struct pis_reader *r,
             unsigned char *nb;
             if (cap >= (size_t)PIS_MAX_WINDOW + 12) {
                 /* cannot happen: the reader never asks for more */
-                free(buf);
                 snprintf(err, errlen, "window larger than %u bytes",
                          PIS_MAX_WINDOW);
-                return PIS_INPUT_IO;
+                st = PIS_INPUT_IO;
+                break;
             }
             nb = realloc(buf, ncap);
             if (!nb) {
-                free(buf);
-                return PIS_INPUT_NOMEM;
+                st = PIS_INPUT_NOMEM;
+                break;
             }
             buf = nb;
             cap = ncap;
         }
+        /* (bytes the source holds already need no wait) */
+        if (ctl && src->inpos == src->inlen && wait_data(src->fd, ctl, &old)) {
+            eof = 1;
+            continue;
+        }
         {
             ssize_t got = src_read(src, buf + have, cap - have, err, errlen);
             if (got < 0) {
-                free(buf);
-                return PIS_INPUT_IO;
+                st = PIS_INPUT_IO;
+                break;
             }
             if (got == 0)
                 eof = 1;
             have += (size_t)got;
         }
     }
+    if (ctl)
+        sigprocmask(SIG_SETMASK, &old, NULL);
     free(buf);
-    return PIS_INPUT_OK;
+    return st;
 }
 
 /* Look at the first bytes of fd: a regular file where they lie, a pipe
@@ -216,6 +254,7 @@ static enum pis_input_status open_source(struct source *src, int fd,
 }
 
 enum pis_input_status pis_input_run(struct pis_reader *r, const char *path,
+                                    const struct pis_input_ctl *ctl,
                                     char *err, size_t errlen)
 {
     enum pis_input_status st;
@@ -246,9 +285,9 @@ enum pis_input_status pis_input_run(struct pis_reader *r, const char *path,
         st = PIS_INPUT_NOMEM;
         if (!src.d && S_ISREG(sb.st_mode) && sb.st_size > 0 &&
             (unsigned long long)sb.st_size <= (size_t)-1)
-            st = run_mapped(r, fd, (size_t)sb.st_size);
+            st = run_mapped(r, fd, (size_t)sb.st_size, ctl);
         if (st == PIS_INPUT_NOMEM)  /* not mappable, or compressed */
-            st = run_stream(r, &src, err, errlen);
+            st = run_stream(r, &src, ctl, err, errlen);
     }
     pis_decomp_free(src.d);
     free(src.in);

@@ -1,7 +1,6 @@
 /* main.c - pi-stats command line. */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,18 +12,14 @@
 #endif
 
 #include "atomic.h"
-#include "clock.h"
-#include "cpulist.h"
+#include "cli.h"
 #include "exitcodes.h"
 #include "input.h"
+#include "live.h"
 #include "output.h"
 #include "report.h"
 
-#include "version.h"
-
 #define MAX_SHOWN 5             /* warnings of one kind shown per input */
-
-enum fmt { FMT_TEXT, FMT_JSON, FMT_CSV };
 
 struct input_ctx {
     const char *name;
@@ -33,33 +28,6 @@ struct input_ctx {
     unsigned shown[PIS_DIAG_NKINDS];
     unsigned hidden[PIS_DIAG_NKINDS];
 };
-
-static void usage(FILE *f)
-{
-    fprintf(f,
-"Usage: pi-stats [OPTION]... FILE...\n"
-"Posted-interrupt blocking-list lengths and wakeup costs from xentrace dumps.\n"
-"FILE is a xentrace output file, a pipe, or - for standard input; with\n"
-"several files each is reported and then all are merged.\n"
-"\n"
-"  -j, --json          one JSON object (schema in pi-stats(1))\n"
-"  -c, --csv           CSV rows: input,metric,cpu,kind,low,high,value\n"
-"      --svg FILE      also write both histograms as an SVG plot to FILE\n"
-"  -o, --output FILE   write the report to FILE (atomically) not stdout\n"
-"      --cpu LIST      only samples of these pCPUs, e.g. 0-3,8,4000\n"
-"      --cpu-mhz N     TSC runs at N MHz: print wakeup times in us\n"
-"      --cpu-mhz host  ask the hypervisor (needs a libxenctrl build)\n"
-"      --tsc-hz N      TSC runs at N Hz\n"
-"      --len-step N    list-length bucket width (default 1)\n"
-"      --strict        exit 5 on corrupt, truncated or disordered data\n"
-"  -q, --quiet         no warnings on stderr (errors still shown)\n"
-"  -h, --help          this help\n"
-"  -V, --version       version\n"
-"\n"
-"Without a clock, times are TSC cycles; pi-stats never guesses a frequency.\n"
-"Exit status: 0 ok, 1 internal error, 2 usage error, 3 input unreadable,\n"
-"4 input is not a xentrace dump, 5 data problems with --strict.\n");
-}
 
 static void on_diag(void *ctx, enum pis_diag_kind kind, uint64_t off,
                     const char *msg)
@@ -130,7 +98,8 @@ static int data_problems(const struct pis_report *r)
 
 /* Read one input into rep.  Returns an exit code. */
 static int analyse(struct pis_report *rep, const char *name, int index,
-                   int quiet)
+                   int quiet, int batched, const struct pis_input_ctl *ctl,
+                   struct pis_live_src *live)
 {
     struct pis_reader rd;
     struct input_ctx ic;
@@ -143,12 +112,15 @@ static int analyse(struct pis_report *rep, const char *name, int index,
     ic.quiet = quiet;
     rep->pi.file = index;
     if (pis_reader_init(&rd, on_rec, on_batch, on_diag, &ic) ||
-        pis_pi_want(&rd, 1)) {
+        pis_pi_want(&rd, batched)) {
         fprintf(stderr, "pi-stats: out of memory\n");
         pis_reader_free(&rd);
         return PIS_EXIT_INTERNAL;
     }
-    st = pis_input_run(&rd, name, err, sizeof(err));
+    live->rd = &rd;
+    live->pi = &rep->pi;
+    live->name = name;
+    st = pis_input_run(&rd, name, ctl, err, sizeof(err));
     pis_pi_end_input(&rep->pi);
     pis_report_take(rep, &rd);
     pis_reader_free(&rd);
@@ -176,21 +148,23 @@ static int analyse(struct pis_report *rep, const char *name, int index,
     return PIS_EXIT_OK;
 }
 
-static int emit(enum fmt fmt, FILE *f, struct pis_report *const *ok, int nok,
+static int emit(enum pis_fmt fmt, FILE *f, struct pis_report *const *ok, int nok,
                 const struct pis_report *merged, const struct pis_out_opts *o)
 {
+    if (o->compare)
+        return pis_out_compare(f, ok[0], ok[1], fmt == PIS_FMT_JSON, o);
     switch (fmt) {
-    case FMT_JSON:
+    case PIS_FMT_JSON:
         return pis_out_json(f, ok, nok, merged, o);
-    case FMT_CSV:
+    case PIS_FMT_CSV:
         return pis_out_csv(f, ok, nok, merged, o);
-    case FMT_TEXT:
+    case PIS_FMT_TEXT:
     default:
         return pis_out_text(f, ok, nok, merged, o);
     }
 }
 
-static int write_to(const char *path, enum fmt fmt, int svg,
+static int write_to(const char *path, enum pis_fmt fmt, int svg,
                     struct pis_report *const *ok, int nok,
                     const struct pis_report *merged,
                     const struct pis_out_opts *o)
@@ -220,202 +194,116 @@ static int write_to(const char *path, enum fmt fmt, int svg,
     return 0;
 }
 
+/* All inputs read into reps[0..n), the good ones listed in ok[0..*nok).
+ * Returns PIS_EXIT_OK, the lowest input error (unreadable 3 before
+ * not-a-trace 4), or PIS_EXIT_INTERNAL to stop; *any_data says whether
+ * a good input had data problems. */
+static int read_inputs(const struct pis_cli *c, struct pis_report *reps,
+                       struct pis_report **ok, int *nok, int *any_data)
+{
+    static struct pis_live_src live;
+    struct pis_input_ctl ctl;
+    int worst = PIS_EXIT_OK;
+
+    *nok = 0;
+    *any_data = 0;
+    live.json = c->fmt == PIS_FMT_JSON;
+    if (pis_live_start(&ctl, c->interval, &live)) {
+        fprintf(stderr, "pi-stats: cannot set up signals or the timer: "
+                "%s\n", strerror(errno));
+        return PIS_EXIT_INTERNAL;
+    }
+    for (int i = 0; i < c->ninputs && !pis_live_stopped(); i++) {
+        const char *name = c->inputs[i];
+        int r;
+        if (pis_report_init(&reps[i], name,
+                            c->o.cpu_list ? c->cpumap : NULL)) {
+            fprintf(stderr, "pi-stats: out of memory\n");
+            return PIS_EXIT_INTERNAL;
+        }
+        reps[i].pi.by = c->o.by;
+        r = analyse(&reps[i], name, i, c->quiet, c->o.by == PIS_BY_PCPU,
+                    &ctl, &live);
+        if (r == PIS_EXIT_INTERNAL)
+            return r;
+        if (r != PIS_EXIT_OK) {
+            if (worst == PIS_EXIT_OK || r < worst)
+                worst = r;
+            continue;
+        }
+        *any_data |= data_problems(&reps[i]);
+        ok[(*nok)++] = &reps[i];
+    }
+    pis_live_stop_timer();
+    return worst;
+}
+
+/* The merge of several good inputs into *m; returns 0 or -1. */
+static int merge_all(struct pis_report *m, struct pis_report *const *ok,
+                     int nok)
+{
+    if (pis_report_init(m, "(all inputs)", NULL))
+        return -1;
+    m->pi.by = ok[0]->pi.by;
+    m->merged = 1;
+    m->ninputs = 0;
+    for (int i = 0; i < nok; i++)
+        if (pis_report_merge(m, ok[i]))
+            return -1;
+    return 0;
+}
+
+/* Report, SVG: returns PIS_EXIT_OK or PIS_EXIT_INTERNAL. */
+static int output(const struct pis_cli *c, struct pis_report *const *ok,
+                  int nok, const struct pis_report *m)
+{
+    if (c->out) {
+        if (write_to(c->out, c->fmt, 0, ok, nok, m, &c->o))
+            return PIS_EXIT_INTERNAL;
+    } else if (emit(c->fmt, stdout, ok, nok, m, &c->o) || fflush(stdout)) {
+        fprintf(stderr, "pi-stats: cannot write to standard output\n");
+        return PIS_EXIT_INTERNAL;
+    }
+    if (c->svg && write_to(c->svg, c->fmt, 1, ok, nok, m, &c->o))
+        return PIS_EXIT_INTERNAL;
+    return PIS_EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
-    enum { O_SVG = 256, O_CPU, O_MHZ, O_HZ, O_STEP, O_STRICT };
-    static const struct option lopts[] = {
-        { "json", no_argument, NULL, 'j' },
-        { "csv", no_argument, NULL, 'c' },
-        { "output", required_argument, NULL, 'o' },
-        { "svg", required_argument, NULL, O_SVG },
-        { "cpu", required_argument, NULL, O_CPU },
-        { "cpu-mhz", required_argument, NULL, O_MHZ },
-        { "tsc-hz", required_argument, NULL, O_HZ },
-        { "len-step", required_argument, NULL, O_STEP },
-        { "strict", no_argument, NULL, O_STRICT },
-        { "quiet", no_argument, NULL, 'q' },
-        { "help", no_argument, NULL, 'h' },
-        { "version", no_argument, NULL, 'V' },
-        { NULL, 0, NULL, 0 },
-    };
-
-    heap_setup();
-    static unsigned char cpumap[PIS_CPUMAP_BYTES];
-    struct pis_out_opts o = { 0, NULL, 1, NULL, NULL, 0 };
-    enum fmt fmt = FMT_TEXT;
-    const char *out = NULL, *svg = NULL, *mhz = NULL, *tschz = NULL;
-    int strict = 0, quiet = 0, opt, rc = PIS_EXIT_OK, n, nok = 0;
+    static struct pis_cli c;
     struct pis_report *reps, **ok, merged;
-    int have_merged = 0, worst_in = 0, any_data = 0;
-    char err[256];
+    int rc, nok, any_data, have_merged = 0;
 
-    opterr = 0;
-    while ((opt = getopt_long(argc, argv, "jco:qhV", lopts, NULL)) != -1) {
-        switch (opt) {
-        case 'j':
-        case 'c':
-            if (fmt != FMT_TEXT && fmt != (opt == 'j' ? FMT_JSON : FMT_CSV)) {
-                fprintf(stderr, "pi-stats: --json and --csv exclude each "
-                        "other\n");
-                return PIS_EXIT_USAGE;
-            }
-            fmt = opt == 'j' ? FMT_JSON : FMT_CSV;
-            break;
-        case 'o':
-            out = optarg;
-            break;
-        case O_SVG:
-            svg = optarg;
-            break;
-        case O_CPU:
-            if (pis_cpulist_parse(optarg, cpumap, err, sizeof(err))) {
-                fprintf(stderr, "pi-stats: --cpu: %s\n", err);
-                return PIS_EXIT_USAGE;
-            }
-            o.cpu_list = optarg;
-            break;
-        case O_MHZ:
-            mhz = optarg;
-            break;
-        case O_HZ:
-            tschz = optarg;
-            break;
-        case O_STEP: {
-            char *end;
-            unsigned long long v;
-            errno = 0;
-            v = strtoull(optarg, &end, 10);
-            if (errno || *end || end == optarg || v == 0 || optarg[0] == '-') {
-                fprintf(stderr, "pi-stats: --len-step: want a positive "
-                        "integer, got \"%s\"\n", optarg);
-                return PIS_EXIT_USAGE;
-            }
-            o.len_step = v;
-            break;
-        }
-        case O_STRICT:
-            strict = 1;
-            break;
-        case 'q':
-            quiet = 1;
-            break;
-        case 'h':
-            usage(stdout);
-            return PIS_EXIT_OK;
-        case 'V':
-            printf("pi-stats %s\n", PIS_VERSION);
-            return PIS_EXIT_OK;
-        default:
-            if (optopt && optopt < 256)
-                fprintf(stderr, "pi-stats: bad option -%c or missing "
-                        "argument\n", optopt);
-            else
-                fprintf(stderr, "pi-stats: bad option %s\n",
-                        argv[optind - 1]);
-            fprintf(stderr, "Try 'pi-stats --help'.\n");
-            return PIS_EXIT_USAGE;
-        }
-    }
-    if (mhz && tschz) {
-        fprintf(stderr, "pi-stats: give --cpu-mhz or --tsc-hz, not both\n");
-        return PIS_EXIT_USAGE;
-    }
-    if (mhz && strcmp(mhz, "host") == 0) {
-        if (pis_clock_host(&o.clock_hz, err, sizeof(err))) {
-            fprintf(stderr, "pi-stats: %s\n", err);
-            return PIS_EXIT_USAGE;
-        }
-        o.clock_source = "xc_physinfo";
-    } else if (mhz) {
-        if (pis_clock_parse(mhz, 1e6, &o.clock_hz)) {
-            fprintf(stderr, "pi-stats: --cpu-mhz: want a number of MHz "
-                    "(e.g. 2394.5) or \"host\", got \"%s\"\n", mhz);
-            return PIS_EXIT_USAGE;
-        }
-        o.clock_source = "--cpu-mhz";
-    } else if (tschz) {
-        if (pis_clock_parse(tschz, 1.0, &o.clock_hz)) {
-            fprintf(stderr, "pi-stats: --tsc-hz: want a number of Hz "
-                    "(e.g. 2394500000), got \"%s\"\n", tschz);
-            return PIS_EXIT_USAGE;
-        }
-        o.clock_source = "--tsc-hz";
-    }
-    n = argc - optind;
-    if (n <= 0) {
-        fprintf(stderr, "pi-stats: no input file (use - for standard "
-                "input)\nTry 'pi-stats --help'.\n");
-        return PIS_EXIT_USAGE;
-    }
-    if (svg && out && strcmp(svg, out) == 0) {
-        fprintf(stderr, "pi-stats: --svg and --output name the same file\n");
-        return PIS_EXIT_USAGE;
-    }
-
-    reps = calloc((size_t)n, sizeof(*reps));
-    ok = calloc((size_t)n, sizeof(*ok));
+    if ((rc = pis_cli_parse(&c, argc, argv)) >= 0)
+        return rc;
+    heap_setup();
+    reps = calloc((size_t)c.ninputs, sizeof(*reps));
+    ok = calloc((size_t)c.ninputs, sizeof(*ok));
     if (!reps || !ok) {
         fprintf(stderr, "pi-stats: out of memory\n");
         return PIS_EXIT_INTERNAL;
     }
-    o.names = (const char *const *)(argv + optind);
-    o.ninputs = n;
-    for (int i = 0; i < n; i++) {
-        const char *name = argv[optind + i];
-        int r;
-        if (pis_report_init(&reps[i], name, o.cpu_list ? cpumap : NULL)) {
+    rc = read_inputs(&c, reps, ok, &nok, &any_data);
+    if (rc == PIS_EXIT_INTERNAL)
+        return rc;
+    if (c.o.compare && nok < 2)
+        nok = 0;                /* nothing to compare: the errors say why */
+    if (nok > 1 && !c.o.compare) {
+        if (merge_all(&merged, ok, nok)) {
             fprintf(stderr, "pi-stats: out of memory\n");
             return PIS_EXIT_INTERNAL;
         }
-        r = analyse(&reps[i], name, i, quiet);
-        if (r == PIS_EXIT_INTERNAL)
-            return r;
-        if (r != PIS_EXIT_OK) {
-            /* lowest code wins: unreadable (3) before not-a-trace (4) */
-            if (!worst_in || r < worst_in)
-                worst_in = r;
-            continue;
-        }
-        if (data_problems(&reps[i]))
-            any_data = 1;
-        ok[nok++] = &reps[i];
-    }
-    if (nok > 1) {
-        if (pis_report_init(&merged, "(all inputs)", NULL)) {
-            fprintf(stderr, "pi-stats: out of memory\n");
-            return PIS_EXIT_INTERNAL;
-        }
-        merged.merged = 1;
-        merged.ninputs = 0;
-        for (int i = 0; i < nok; i++)
-            if (pis_report_merge(&merged, ok[i])) {
-                fprintf(stderr, "pi-stats: out of memory\n");
-                return PIS_EXIT_INTERNAL;
-            }
         have_merged = 1;
     }
-    if (nok > 0) {
-        const struct pis_report *m = have_merged ? &merged : NULL;
-        if (out) {
-            if (write_to(out, fmt, 0, ok, nok, m, &o))
-                rc = PIS_EXIT_INTERNAL;
-        } else if (emit(fmt, stdout, ok, nok, m, &o) || fflush(stdout)) {
-            fprintf(stderr, "pi-stats: cannot write to standard output\n");
-            rc = PIS_EXIT_INTERNAL;
-        }
-        if (svg && rc == PIS_EXIT_OK && write_to(svg, fmt, 1, ok, nok, m, &o))
-            rc = PIS_EXIT_INTERNAL;
-    }
-    if (rc == PIS_EXIT_OK) {
-        if (worst_in)
-            rc = worst_in;
-        else if (strict && any_data)
-            rc = PIS_EXIT_DATA;
-    }
-    if (strict && any_data && rc == PIS_EXIT_DATA)
+    if (nok > 0 && output(&c, ok, nok, have_merged ? &merged : NULL))
+        rc = PIS_EXIT_INTERNAL;
+    else if (rc == PIS_EXIT_OK && c.strict && any_data) {
         fprintf(stderr, "pi-stats: --strict: data problems found (see "
                 "warnings above)\n");
-    for (int i = 0; i < n; i++)
+        rc = PIS_EXIT_DATA;
+    }
+    for (int i = 0; i < c.ninputs; i++)
         pis_report_free(&reps[i]);
     if (have_merged)
         pis_report_free(&merged);

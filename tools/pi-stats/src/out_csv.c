@@ -74,6 +74,27 @@ static int stats(FILE *f, const char *in, const char *metric,
     return 0;
 }
 
+/* --by domain|vcpu: list_length rows per owner (cpu column "d1" or
+ * "d1v0"), each with a "spilled" row. */
+static int by_owner(FILE *f, const struct pis_report *r, enum pis_scheme sc,
+                    uint64_t step)
+{
+    const struct pis_owners *t = &r->pi.owners;
+
+    if (r->pi.by == PIS_BY_PCPU)
+        return 0;
+    for (size_t i = 0; i < t->n; i++) {
+        char lbl[24];
+        pis_owner_label(lbl, sizeof(lbl), r->pi.by, t->o[i]->key);
+        if (stats(f, r->name, pis_metric_name[PIS_M_LIST_LEN], lbl,
+                  &t->o[i]->len, sc, step))
+            return -1;
+        line(f, r->name, pis_metric_name[PIS_M_LIST_LEN], lbl, "spilled", 1,
+             t->o[i]->spilled);
+    }
+    return 0;
+}
+
 static int one(FILE *f, const struct pis_report *r,
                const struct pis_out_opts *o)
 {
@@ -117,6 +138,8 @@ static int one(FILE *f, const struct pis_report *r,
                       sc, step))
                 return -1;
         }
+        if (m == PIS_M_LIST_LEN && by_owner(f, r, sc, step))
+            return -1;
         if (pis_pi_total(&r->pi, (enum pis_metric_id)m, &total) ||
             stats(f, in, pis_metric_name[m], "all", &total, sc, step)) {
             pis_hist_free(&total);

@@ -128,6 +128,26 @@ static int summary(FILE *f, const struct pis_hist *h, int merged,
     return 0;
 }
 
+/* "per_domain" or "per_vcpu": list lengths and spills (--by). */
+static int per_owner(FILE *f, const struct pis_report *r,
+                     const struct pis_out_opts *o)
+{
+    const struct pis_owners *t = &r->pi.owners;
+
+    fprintf(f, ",\"per_%s\":{", pis_by_name[r->pi.by]);
+    for (size_t i = 0; i < t->n; i++) {
+        char lbl[24];
+        pis_owner_label(lbl, sizeof(lbl), r->pi.by, t->o[i]->key);
+        fprintf(f, "%s\"%s\":{", i ? "," : "", lbl);
+        if (summary(f, &t->o[i]->len, r->merged, o, NULL, NULL))
+            return -1;
+        kv(f, "spilled", t->o[i]->spilled, 1);
+        fputc('}', f);
+    }
+    fputc('}', f);
+    return 0;
+}
+
 static int metric(FILE *f, const struct pis_report *r, enum pis_metric_id m,
                   const struct pis_out_opts *o)
 {
@@ -165,7 +185,11 @@ static int metric(FILE *f, const struct pis_report *r, enum pis_metric_id m,
             goto fail;
         fputc('}', f);
     }
-    fprintf(f, "}}");
+    fputc('}', f);
+    if (m == PIS_M_LIST_LEN && r->pi.by != PIS_BY_PCPU &&
+        per_owner(f, r, o))
+        goto fail;
+    fputc('}', f);
     pis_hist_free(&total);
     return 0;
 fail:
@@ -313,7 +337,7 @@ int pis_out_json(FILE *f, struct pis_report *const *in, int n,
         jstr(f, o->cpu_list);
     else
         fprintf(f, "null");
-    fprintf(f, ",\"ninputs\":%d,", n);
+    fprintf(f, ",\"by\":\"%s\",\"ninputs\":%d,", pis_by_name[o->by], n);
     if (top == in[0] ? body_twice(f, top, o, &text, &len) : body(f, top, o))
         goto out;
     fprintf(f, ",\"inputs\":[");
@@ -334,4 +358,9 @@ int pis_out_json(FILE *f, struct pis_report *const *in, int n,
 out:
     free(text);
     return rc;
+}
+
+void pis_json_str(FILE *f, const char *s)
+{
+    jstr(f, s);
 }

@@ -90,22 +90,115 @@ static void where(FILE *f, const struct pis_summary *s,
         fprintf(f, " in %s", o->names[s->max_file]);
 }
 
-static int row(FILE *f, const char *label, const struct pis_hist *h,
-               double hz, const struct pis_out_opts *o, int merged)
-{
+/* One row of a per-pCPU (or per-domain, per-vCPU) table. */
+struct trow {
+    char label[24];
     struct pis_summary s;
+    uint64_t spilled;
+    size_t idx;                 /* position in id order */
+};
 
-    if (pis_summarize(h, &s, NULL, NULL))
-        return -1;
-    fprintf(f, "  %5s %10" PRIu64, label, s.count);
-    val(f, s.min, hz, 10);
-    val(f, s.p50, hz, 10);
-    val(f, s.p90, hz, 10);
-    val(f, s.p99, hz, 10);
-    val(f, s.p999, hz, 10);
-    val(f, s.max, hz, 10);
-    where(f, &s, o, merged);
+static void row(FILE *f, const struct trow *t, int width, int spills,
+                double hz, const struct pis_out_opts *o, int merged)
+{
+    fprintf(f, "  %*s %10" PRIu64, width, t->label, t->s.count);
+    val(f, t->s.min, hz, 10);
+    val(f, t->s.p50, hz, 10);
+    val(f, t->s.p90, hz, 10);
+    val(f, t->s.p99, hz, 10);
+    val(f, t->s.p999, hz, 10);
+    val(f, t->s.max, hz, 10);
+    if (spills)
+        fprintf(f, " %10" PRIu64, t->spilled);
+    where(f, &t->s, o, merged);
     fputc('\n', f);
+}
+
+/* Worst first: by max, then p99, then in label order. */
+static int worse(const void *a, const void *b)
+{
+    const struct trow *x = a, *y = b;
+
+    if (x->s.max != y->s.max)
+        return x->s.max < y->s.max ? 1 : -1;
+    if (x->s.p99 != y->s.p99)
+        return x->s.p99 < y->s.p99 ? 1 : -1;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* The rows of metric m's table, in id order; NULL when out of memory
+ * (or *n = 0 and a non-NULL pointer when there are none). */
+static struct trow *table_rows(const struct pis_report *r,
+                               enum pis_metric_id m, int by_owner, size_t *n)
+{
+    size_t cap = by_owner ? r->pi.owners.n : PIS_MAX_CPUS;
+    struct trow *t = calloc(cap + 1, sizeof(*t));
+
+    *n = 0;
+    if (!t)
+        return NULL;
+    for (size_t i = 0; i < cap; i++) {
+        const struct pis_hist *h;
+        struct trow *x = &t[*n];
+        if (by_owner) {
+            h = &r->pi.owners.o[i]->len;
+            x->spilled = r->pi.owners.o[i]->spilled;
+            pis_owner_label(x->label, sizeof(x->label), r->pi.by,
+                            r->pi.owners.o[i]->key);
+        } else {
+            if (!(h = r->pi.m[m].cpu[i]))
+                continue;
+            snprintf(x->label, sizeof(x->label), "%zu", i);
+        }
+        if (pis_summarize(h, &x->s, NULL, NULL)) {
+            free(t);
+            return NULL;
+        }
+        x->idx = (*n)++;
+    }
+    return t;
+}
+
+/* The per-pCPU (or per-domain, per-vCPU) table and the total row; --top
+ * keeps the worst rows. */
+static int table(FILE *f, const struct pis_report *r, enum pis_metric_id m,
+                 const struct pis_hist *total, double hz,
+                 const struct pis_out_opts *o)
+{
+    int by_owner = m == PIS_M_LIST_LEN && r->pi.by != PIS_BY_PCPU;
+    size_t n, shown;
+    struct trow all;
+    struct trow *t = table_rows(r, m, by_owner, &n);
+    const char *head = by_owner ? pis_by_name[r->pi.by] : "cpu";
+    int width = 5;
+
+    if (!t || pis_summarize(total, &all.s, NULL, NULL)) {
+        free(t);
+        return -1;
+    }
+    snprintf(all.label, sizeof(all.label), "all");
+    all.spilled = r->pi.c.spilled_adds;
+    if ((int)strlen(head) > width)
+        width = (int)strlen(head);
+    for (size_t i = 0; i < n; i++)
+        if ((int)strlen(t[i].label) > width)
+            width = (int)strlen(t[i].label);
+    shown = n;
+    if (o->top && o->top < n) {
+        qsort(t, n, sizeof(*t), worse);
+        shown = o->top;
+    }
+    fprintf(f, "\n  %*s %10s %10s %10s %10s %10s %10s %10s%s  max at%s\n",
+            width, head, "n", "min",
+            "p50", "p90", "p99", "p99.9", "max",
+            by_owner ? "    spilled" : "", hz > 0 ? "  (times in us)" : "");
+    for (size_t i = 0; i < shown; i++)
+        row(f, &t[i], width, by_owner, hz, o, r->merged);
+    if (shown < n)
+        fprintf(f, "  (%zu more rows not shown: --top %u keeps the worst "
+                "by max, then p99)\n", n - shown, o->top);
+    row(f, &all, width, by_owner, hz, o, r->merged);
+    free(t);
     return 0;
 }
 
@@ -170,18 +263,7 @@ static int metric(FILE *f, const struct pis_report *r,
             fprintf(f, "  linear buckets of %" PRIu64 "\n", step);
     }
     print_hist(f, vc, nvc, sc, step);
-    fprintf(f, "\n  %5s %10s %10s %10s %10s %10s %10s %10s  max at%s\n",
-            "cpu", "n", "min", "p50", "p90", "p99", "p99.9", "max",
-            hz > 0 ? "  (times in us)" : "");
-    for (unsigned c = 0; c < PIS_MAX_CPUS; c++) {
-        char lbl[12];
-        if (!r->pi.m[m].cpu[c])
-            continue;
-        snprintf(lbl, sizeof(lbl), "%u", c);
-        if (row(f, lbl, r->pi.m[m].cpu[c], hz, o, r->merged))
-            goto fail;
-    }
-    if (row(f, "all", &total, hz, o, r->merged))
+    if (table(f, r, m, &total, hz, o))
         goto fail;
     if (m == PIS_M_WAKE_CYCLES) {
         fprintf(f, "\n  percentile distribution, all pCPUs (cycles):\n");

@@ -21,6 +21,13 @@ int pis_out_csv(FILE *f, struct pis_report *const *in, int n,
 int pis_out_svg(FILE *f, const struct pis_report *r,
                 const struct pis_out_opts *o);
 
+/* --compare: the totals of two reports side by side, with ratios. */
+int pis_out_compare(FILE *f, const struct pis_report *before,
+                    const struct pis_report *after, int as_json,
+                    const struct pis_out_opts *o);
+/* A JSON string, escaped. */
+void pis_json_str(FILE *f, const char *s);
+
 /* Bucket scheme of each metric (shared by all formats). */
 #include "buckets.h"
 enum pis_scheme pis_metric_scheme(enum pis_metric_id m);

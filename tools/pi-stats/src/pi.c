@@ -27,6 +27,7 @@ void pis_pi_free(struct pis_pi *p)
                 free(p->m[m].cpu[c]);
             }
     pis_hist_free(&p->limits);
+    pis_owners_free(&p->owners);
     free(p->open);
     memset(p, 0, sizeof(*p));
 }
@@ -74,6 +75,21 @@ static inline void sample(struct pis_pi *p, enum pis_metric_id m, uint32_t cpu,
         p->oom = 1;
 }
 
+/* A list length for the domain/vCPU of --by (not PIS_BY_PCPU). */
+static void owner_sample(struct pis_pi *p, uint32_t dom, uint32_t vcpu,
+                         uint64_t len, int spilled, const struct pis_rec *rec)
+{
+    struct pis_owner *w = pis_owner_get(&p->owners,
+                                        pis_owner_key(p->by, dom, vcpu));
+
+    if (!w || pis_hist_add1(&w->len, len, rec->has_tsc, rec->tsc,
+                            rec->offset, p->file)) {
+        p->oom = 1;
+        return;
+    }
+    w->spilled += spilled != 0;
+}
+
 static void list_add(struct pis_pi *p, const struct pis_rec *rec)
 {
     uint32_t home, list, len, limit;
@@ -104,6 +120,9 @@ static void list_add(struct pis_pi *p, const struct pis_rec *rec)
     if (pis_hist_add1(&p->limits, limit, 0, 0, rec->offset, p->file))
         p->oom = 1;
     sample(p, PIS_M_LIST_LEN, list, len, rec, rec->tsc);
+    if (p->by != PIS_BY_PCPU)
+        owner_sample(p, pis_rec_w(rec, 0) >> 16, pis_rec_w(rec, 0) & 0xffffu,
+                     len, home != list, rec);
 }
 
 /* A list length in word 3 for the list of the pCPU in word 2
@@ -128,6 +147,14 @@ static void list_in_word2(struct pis_pi *p, const struct pis_rec *rec,
     }
     (*n)++;
     sample(p, PIS_M_LIST_LEN, pcpu, pis_rec_w(rec, 3), rec, rec->tsc);
+    if (p->by == PIS_BY_PCPU)
+        return;
+    if (rec->event == PI_EVT_OLD_BLOCK)     /* domid, vcpu */
+        owner_sample(p, pis_rec_w(rec, 0), pis_rec_w(rec, 1),
+                     pis_rec_w(rec, 3), 0, rec);
+    else                                    /* domid << 16 | vcpu */
+        owner_sample(p, pis_rec_w(rec, 0) >> 16, pis_rec_w(rec, 0) & 0xffffu,
+                     pis_rec_w(rec, 3), 0, rec);
 }
 
 static void wakeup(struct pis_pi *p, const struct pis_rec *rec)
@@ -450,6 +477,9 @@ void pis_pi_end_input(struct pis_pi *p)
                 p->oom = 1;
     if (pis_hist_compact(&p->limits))
         p->oom = 1;
+    for (size_t i = 0; i < p->owners.n; i++)
+        if (pis_hist_compact(&p->owners.o[i]->len))
+            p->oom = 1;
     for (unsigned c = 0; c < PIS_MAX_CPUS; c++) {
         if (p->open[c].open)
             p->c.legacy_unmatched_start++;
@@ -464,7 +494,8 @@ int pis_pi_merge(struct pis_pi *dst, const struct pis_pi *src)
 
     for (size_t i = 0; i < sizeof(src->c) / sizeof(uint64_t); i++)
         d[i] += s[i];
-    if (pis_hist_merge(&dst->limits, &src->limits))
+    if (pis_hist_merge(&dst->limits, &src->limits) ||
+        pis_owners_merge(&dst->owners, &src->owners))
         return -1;
     for (int m = 0; m < PIS_NMETRICS; m++)
         for (unsigned c = 0; c < PIS_MAX_CPUS; c++) {

@@ -18,6 +18,7 @@
 
 #include <stdint.h>
 #include "hist.h"
+#include "owners.h"
 #include "reader.h"
 
 enum pis_metric_id { PIS_M_LIST_LEN, PIS_M_WAKE_CYCLES, PIS_M_WAKE_WALKED,
@@ -49,6 +50,8 @@ struct pis_pi {
     struct pis_pi_counts c;
     struct pis_pi_open *open;   /* PIS_MAX_CPUS entries */
     const unsigned char *cpu_filter;  /* bitmap, NULL = all */
+    enum pis_by by;             /* list lengths also by domain or vCPU */
+    struct pis_owners owners;   /* filled when by != PIS_BY_PCPU */
     int file;                   /* input index stamped on samples */
     int oom;
 };
@@ -59,7 +62,7 @@ int pis_pi_init(struct pis_pi *p, const unsigned char *cpu_filter);
 void pis_pi_free(struct pis_pi *p);
 /* Register the events this decoder needs with a reader: batched = 1 for
  * speed, 0 to see every record in file order through pis_pi_record (the
- * results are the same). */
+ * results are the same).  by != PIS_BY_PCPU needs batched = 0. */
 int pis_pi_want(struct pis_reader *r, int batched);
 void pis_pi_record(struct pis_pi *p, const struct pis_rec *rec);
 void pis_pi_batch(struct pis_pi *p, const struct pis_batch *b);

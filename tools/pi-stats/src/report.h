@@ -30,6 +30,9 @@ struct pis_out_opts {
     const char *cpu_list;       /* --cpu as given, or NULL */
     const char *const *names;   /* input names by index */
     int ninputs;
+    enum pis_by by;             /* list_length rows by pCPU, domain, vCPU */
+    unsigned top;               /* text tables: the N worst rows, 0 = all */
+    int compare;                /* --compare: inputs 0 and 1 side by side */
 };
 
 int pis_report_init(struct pis_report *r, const char *name,

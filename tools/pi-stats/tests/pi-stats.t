@@ -1053,6 +1053,314 @@ def install_and_man_page():
         check(word in text, 'man page lacks ' + word)
 
 
+# ------------------------------------------------------- live pipes
+class Live:
+    """pi-stats reading a pipe that the test feeds and keeps open."""
+
+    def __init__(self, args):
+        import select
+        self.select = select
+        self.p = subprocess.Popen([PI] + list(args) + ['-'],
+                                  stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE)
+        self.buf = b''
+
+    def feed(self, data):
+        self.p.stdin.write(data)
+        self.p.stdin.flush()
+
+    def line(self):
+        """The next line of standard output (a guard of 20 s against a
+        hang, not a timing assertion)."""
+        fd = self.p.stdout.fileno()
+        while b'\n' not in self.buf:
+            r, _, _ = self.select.select([fd], [], [], 20)
+            check(r, 'no output line within 20 s')
+            chunk = os.read(fd, 65536)
+            check(chunk, 'standard output closed early')
+            self.buf += chunk
+        ln, self.buf = self.buf.split(b'\n', 1)
+        return ln.decode()
+
+    def until(self, pred):
+        """Interval lines until one satisfies pred; returns them all."""
+        seen = []
+        while True:
+            seen.append(self.line())
+            if pred(seen[-1]):
+                return seen
+
+    def finish(self, sig=None):
+        if sig is not None:
+            self.p.send_signal(sig)
+        else:
+            self.p.stdin.close()
+            self.p.stdin = None
+        out, err = self.p.communicate(timeout=30)
+        return self.p.returncode, (self.buf + out).decode(), err.decode()
+
+
+# Window A on pCPU 0: adds of lengths 3 and 5 (unbounded), a wakeup of 500
+# cycles; window B on pCPU 1: one add of length 7 spilled from pCPU 0.
+LIVE_A = g.window(0, [g.pi_add(1000, 1, 0, 0, 0, 3, 0),
+                      g.pi_add(1100, 1, 1, 0, 0, 5, 0),
+                      g.pi_wakeup(1200, 2, 1, 500)])
+LIVE_B = g.window(1, [g.pi_add(2000, 1, 2, 0, 1, 7, 0)])
+
+
+@test
+def signal_prints_report_of_what_was_read():
+    import signal
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        lv = Live(['--json', '--interval', '0.05'])
+        lv.feed(LIVE_A)
+        # the interval lines say when window A has been read
+        lv.until(lambda ln: json.loads(ln)['records'] == 3)
+        # half a window: header says 28 bytes of records, 12 arrive
+        lv.feed(LIVE_B[:24])
+        lv.until(lambda ln: True)           # one more tick: it was read
+        rc, out, err = lv.finish(sig)
+        eq(rc, EXIT_OK, '%s rc (stderr %s)' % (sig.name, err))
+        last = json.loads(out.strip().splitlines()[-1])
+        check('interval' not in last, 'the report comes last')
+        # window A only: 2 adds {3, 5} (nearest-rank p50 = rank 1 = 3),
+        # 1 wakeup of 500 cycles; B is a window cut short (its header
+        # counts as a window, its record does not)
+        eq((last['records'], last['windows']), (3, 2), sig.name + ' counts')
+        ll = last['list_length']
+        eq((ll['count'], ll['p50'], ll['max']), (2, 3, 5), 'list_length')
+        eq(last['wakeup_cycles']['max'], 500, 'wakeup max')
+        eq(last['truncated_windows'], 1, 'the half window is reported')
+        check('Sanitizer' not in err and 'runtime error' not in err, err)
+    # without --interval, in text, the report is there too
+    lv = Live([])
+    lv.feed(LIVE_A + LIVE_B)
+    time.sleep(0.5)     # let it read (the check below does not need it)
+    rc, out, err = lv.finish(signal.SIGINT)
+    eq(rc, EXIT_OK, 'text rc')
+    check(out.startswith('=== - ===\n'), 'text report: ' + out[:200])
+
+
+@test
+def interval_reports_on_a_slow_pipe():
+    lv = Live(['--json', '--interval', '0.05'])
+    lv.feed(LIVE_A)
+    first = lv.until(lambda ln: json.loads(ln)['records'] == 3)
+    lv.feed(LIVE_B)
+    second = lv.until(lambda ln: json.loads(ln)['records'] == 4)
+    rc, out, err = lv.finish()
+    eq(rc, EXIT_OK, 'rc: ' + err)
+    lines = first + second + out.strip().splitlines()
+    objs = [json.loads(ln) for ln in lines]     # one object per line
+    ticks = [o for o in objs if 'interval' in o]
+    eq([o['interval'] for o in ticks], list(range(1, len(ticks) + 1)),
+       'intervals numbered')
+    check('interval' not in objs[-1], 'the final report comes last')
+    # after A: adds {3, 5}: p50 3, p99 = rank ceil(.99*2) = 2 -> 5
+    a = first[-1] and json.loads(first[-1])
+    eq((a['list_add'], a['wakeup'], a['spilled_adds']), (2, 1, 0), 'A')
+    eq(a['list_length'], {'count': 2, 'p50': 3, 'p99': 5, 'max': 5}, 'A ll')
+    eq(a['wakeup_cycles'], {'count': 1, 'p50': 500, 'p99': 500, 'max': 500},
+       'A wakeup')
+    # after B: {3, 5, 7}: p50 = rank 2 = 5, p99 = rank 3 = 7; 1 spilled
+    b = json.loads(second[-1])
+    eq((b['list_add'], b['spilled_adds']), (3, 1), 'B')
+    eq(b['list_length'], {'count': 3, 'p50': 5, 'p99': 7, 'max': 7}, 'B ll')
+    eq(objs[-1]['list_length']['count'], 3, 'final report')
+    # text: one summary line per tick, then the report
+    lv = Live(['--interval', '0.05'])
+    lv.feed(LIVE_A)
+    ln = lv.until(lambda ln: ' 3 records' in ln)[-1]
+    # bytes: window header 12 + two adds 2 * (4 + 8 + 16) + wakeup 4+8+12
+    check(re.match(r'\[\d+\.\d s\] -: 92 bytes, 3 records, 2 adds '
+                   r'\(0 spilled\), 1 wakeups; list_length n 2 p50 3 p99 5 '
+                   r'max 5; wakeup_cycles n 1 p50 500 p99 500 max 500$', ln),
+          'text line: ' + ln)
+    rc, out, err = lv.finish()
+    eq(rc, EXIT_OK, 'text rc')
+    check('=== - ===' in out, 'report after the lines')
+    for bad in ('0', '-1', 'x', '1e7', 'nan'):
+        rc, out, err = run(['--interval', bad, '-'])
+        eq(rc, EXIT_USAGE, '--interval %s rc' % bad)
+        eq(len(err.strip().splitlines()), 1, 'one-line error: ' + err)
+        check('--interval' in err, err)
+
+
+# ------------------------------------------------------- --by, --top
+def by_trace():
+    """Adds and a move by three vCPUs of two domains, on pCPUs 0 and 1."""
+    return (g.window(0, [g.pi_add(1000, 1, 0, 0, 0, 3, 0),   # d1v0 len 3
+                         g.pi_add(1100, 2, 1, 0, 0, 5, 0),   # d2v1 len 5
+                         g.pi_add(1200, 1, 1, 0, 1, 9, 0),   # d1v1 9 spill
+                         g.old_block(1250, 3, 2, 0, 6)]) +   # d3v2 len 6
+            g.window(1, [g.pi_move(1300, 2, 1, 0, 1, 4)]))   # d2v1 len 4
+
+
+@test
+def by_domain_and_vcpu():
+    path = write('by.bin', by_trace())
+    js, _ = run_json(['--by', 'domain', path])
+    eq(js['by'], 'domain', 'by')
+    dom = js['list_length']['per_domain']
+    # d1: {3, 9}: p50 = rank 1 = 3, p90 = rank ceil(1.8) = 2 = 9, 1 spill
+    # d2: {5, 4}: sorted {4, 5}: p50 4, max 5 (tsc 1100, the add)
+    # d3: {6} from the legacy BLOCK_LIST (domid, vcpu in words 0 and 1)
+    eq({k: (v['count'], v['p50'], v['p90'], v['max'], v['spilled'])
+        for k, v in dom.items()},
+       {'d1': (2, 3, 9, 9, 1), 'd2': (2, 4, 5, 5, 0), 'd3': (1, 6, 6, 6, 0)},
+       'per_domain')
+    eq(dom['d2']['max_tsc'], 1100, 'd2 max at the add')
+    eq(sorted(js['list_length']['per_cpu']), ['0', '1'], 'per_cpu kept')
+    js, _ = run_json(['--by', 'vcpu', path])
+    eq({k: (v['count'], v['max'], v['spilled'])
+        for k, v in js['list_length']['per_vcpu'].items()},
+       {'d1v0': (1, 3, 0), 'd1v1': (1, 9, 1), 'd2v1': (2, 5, 0),
+        'd3v2': (1, 6, 0)}, 'per_vcpu')
+    js, _ = run_json([path])
+    eq(js['by'], 'pcpu', 'default')
+    check('per_domain' not in js['list_length'] and
+          'per_vcpu' not in js['list_length'], 'no owner rows by default')
+    # text: one row per domain with the spills, then all
+    rc, out, err = run(['--by', 'domain', path])
+    eq(rc, 0, 'text rc')
+    lines = [ln.split()[:9] for ln in out.splitlines()
+             if re.match(r' +(d\d|all) ', ln)]
+    # columns: label n min p50 p90 p99 p99.9 max spilled (list_length);
+    # the wakeup table has no rows (no wakeups)
+    eq(lines[:4], [['d1', '2', '3', '3', '9', '9', '9', '9', '1'],
+                   ['d2', '2', '4', '4', '5', '5', '5', '5', '0'],
+                   ['d3', '1', '6', '6', '6', '6', '6', '6', '0'],
+                   ['all', '5', '3', '5', '9', '9', '9', '9', '1']],
+       'text rows (all: {3,4,5,6,9}, p50 rank 3 = 5)')
+    check(re.search(r'^ +domain +n +min', out, re.M), 'domain header')
+    # CSV: owner rows with a spilled row each
+    rc, out, err = run(['--csv', '--by', 'vcpu', path])
+    eq(rc, 0, 'csv rc')
+    check('%s,list_length,d1v1,spilled,,,1\n' % path in out, 'csv spilled')
+    check('%s,list_length,d2v1,max,,,5\n' % path in out, 'csv max')
+    check('%s,list_length,d2v1,bucket,4,5,1\n' % path in out, 'csv bucket')
+    for bad in ('cpu', '', 'Domain'):
+        rc, out, err = run(['--by', bad, path])
+        eq(rc, EXIT_USAGE, '--by %r' % bad)
+        eq(len(err.strip().splitlines()), 1, 'one line: ' + err)
+
+
+@test
+def top_keeps_the_worst_rows():
+    # pCPU: max list length 5 on cpu 0, 9 on cpu 1 (d1v1 spilled there),
+    # 4 from the move too: cpu 1 {9, 4} is worst, then cpu 0 {3, 5, 6}
+    path = write('by.bin', by_trace())
+    rc, out, err = run(['--top', '1', path])
+    eq(rc, 0, 'rc')
+    sec = out[out.index('@list_length'):out.index('adds ')]
+    labels = [ln.split()[0] for ln in sec.splitlines()
+              if re.match(r' +(\d+|all) +\d', ln)]
+    eq(labels, ['1', 'all'], '--top 1: worst pCPU then all')
+    check('(1 more rows not shown: --top 1 keeps the worst by max, then '
+          'p99)' in sec, 'says what was left out: ' + sec)
+    # ties on max go to p99: d1v1 max 9; d2v1 {4,5} and d1v0 {3} and d3v2
+    # {6}: by max 9, 6, 5, 3 -> the top 2 are d1v1, d3v2
+    rc, out, err = run(['--by', 'vcpu', '--top', '2', path])
+    labels = [ln.split()[0] for ln in out.splitlines()
+              if re.match(r' +(d\d+v\d+|all) +\d', ln)]
+    eq(labels, ['d1v1', 'd3v2', 'all'], 'vcpu top 2')
+    check('(2 more rows not shown' in out, 'two left out')
+    # a tie on max decided by p99: two pCPUs with max 8
+    t = (g.window(0, [g.pi_add(10, 1, 0, 0, 0, 8, 0)] +
+                  [g.pi_add(11 + i, 1, 0, 0, 0, 1, 0) for i in range(200)]) +
+         g.window(1, [g.pi_add(10, 1, 0, 1, 1, 8, 0),
+                      g.pi_add(11, 1, 0, 1, 1, 7, 0)]))
+    # cpu 0: 201 samples, p99 = rank ceil(198.99) = 199 -> 1; cpu 1: {7, 8}
+    # p99 = 8: cpu 1 is worse
+    rc, out, err = run(['--top', '1', write('tie.bin', t)])
+    labels = [ln.split()[0] for ln in out.splitlines()
+              if re.match(r' +(\d+) +\d', ln)]
+    eq(labels[0], '1', 'tie on max broken by p99')
+    # JSON and CSV keep every row
+    js, _ = run_json(['--top', '1', path])
+    eq(sorted(js['list_length']['per_cpu']), ['0', '1'], 'json keeps all')
+    rc, out, err = run(['--csv', '--top', '1', path])
+    check(',list_length,0,count,' in out and ',list_length,1,count,' in out,
+          'csv keeps all')
+    rc, out, err = run(['--top', '2', path])
+    check('not shown' not in out, 'nothing left out when N >= rows')
+    for bad in ('0', '-1', 'x', '1.5'):
+        rc, out, err = run(['--top', bad, path])
+        eq(rc, EXIT_USAGE, '--top %r' % bad)
+        eq(len(err.strip().splitlines()), 1, 'one line: ' + err)
+
+
+# ------------------------------------------------------- --compare
+def compare_traces():
+    """BEFORE: unbounded adds of lengths 1..4 and two wakeups; AFTER: a
+    limit of 2, one spilled add, one over the limit, one wakeup."""
+    before = g.window(0, [g.pi_add(100 + i, 1, i, 0, 0, i + 1, 0)
+                          for i in range(4)] +
+                      [g.pi_wakeup(200, 4, 1, 1000),
+                       g.pi_wakeup(300, 2, 1, 3000)])
+    after = g.window(0, [g.pi_add(100, 1, 0, 0, 0, 1, 2),
+                         g.pi_add(101, 1, 1, 0, 0, 2, 2),
+                         g.pi_add(102, 1, 2, 0, 1, 1, 2),   # spilled
+                         g.pi_add(103, 1, 3, 0, 0, 3, 2),   # over limit
+                         g.pi_wakeup(200, 1, 1, 500)])
+    return write('before.bin', before), write('after.bin', after)
+
+
+@test
+def compare_before_after():
+    b, a = compare_traces()
+    js, _ = run_json(['--compare', b, a])
+    eq(js['compare'], {'before': b, 'after': a}, 'names')
+    ll = js['list_length']
+    # before {1,2,3,4}: p50 = rank 2 = 2, p90 = rank ceil(3.6) = 4
+    # after {1,1,2,3}: p50 = rank 2 = 1, p90 = rank 4 = 3
+    eq(ll['before'], {'count': 4, 'p50': 2, 'p90': 4, 'p99': 4, 'p999': 4,
+                      'max': 4}, 'before list_length')
+    eq(ll['after'], {'count': 4, 'p50': 1, 'p90': 3, 'p99': 3, 'p999': 3,
+                     'max': 3}, 'after list_length')
+    eq(ll['ratio'], {'count': 1, 'p50': 0.5, 'p90': 0.75, 'p99': 0.75,
+                     'p999': 0.75, 'max': 0.75}, 'list_length ratio')
+    wc = js['wakeup_cycles']
+    # before {1000, 3000}: p50 = rank 1 = 1000; after {500}
+    eq((wc['before']['p50'], wc['before']['p90'], wc['after']['max']),
+       (1000, 3000, 500), 'wakeup_cycles')
+    eq((wc['ratio']['count'], wc['ratio']['p50'], wc['ratio']['max']),
+       (0.5, 0.5, 0.166667), 'wakeup ratio (500/3000 to 6 digits)')
+    eq(js['spilled_adds'], {'before': 0, 'after': 1, 'ratio': None},
+       'spilled')
+    eq(js['over_limit_adds'], {'before': 0, 'after': 1, 'ratio': None},
+       'over limit')
+    eq(js['list_add'], {'before': 4, 'after': 4, 'ratio': 1}, 'adds')
+    # text: the same numbers
+    rc, out, err = run(['--compare', b, a])
+    eq(rc, 0, 'text rc')
+    rows = [ln.split() for ln in out.splitlines()]
+    check(['list_length', 'before', '4', '2', '4', '4', '4', '4'] in rows,
+          out)
+    check(['after', '4', '1', '3', '3', '3', '3'] in rows, out)
+    check(['ratio', '1.000', '0.500', '0.750', '0.750', '0.750', '0.750']
+          in rows, out)
+    check(['spilled_adds', '0', '1', '-'] in rows, out)
+    check(['over_limit_adds', '0', '1', '-'] in rows, out)
+    # a side without samples: its statistics and the ratios are empty
+    none = write('none.bin', g.window(0, [g.filler(5)]))
+    js, _ = run_json(['--compare', none, a])
+    eq(js['wakeup_cycles']['before'], {'count': 0, 'p50': None, 'p90': None,
+                                       'p99': None, 'p999': None,
+                                       'max': None}, 'empty side')
+    eq(js['wakeup_cycles']['ratio']['p50'], None, 'no ratio')
+    # usage
+    for args in (['--compare', b], ['--compare', b, a, a],
+                 ['--compare', '--csv', b, a]):
+        rc, out, err = run(args)
+        eq(rc, EXIT_USAGE, 'rc %r' % args)
+        eq(len(err.strip().splitlines()), 1, 'one line: ' + err)
+    rc, out, err = run(['--compare', b, os.path.join(WORK, 'missing')])
+    eq(rc, EXIT_IO, 'missing AFTER')
+    eq(out, '', 'no half report')
+
+
 @test
 def decoders_agree_on_every_input():
     """The batched PI decoder and the per-record one (and whole and
@@ -1066,7 +1374,7 @@ def decoders_agree_on_every_input():
     out = p.stdout.decode(errors='replace')
     check(p.returncode == 0, 'test_agree failed:\n' + out[-3000:])
     eq(out.strip().splitlines()[-1], '# %d checks, 0 failed' %
-       (5 * len(files)), 'checks run')
+       (6 * len(files)), 'checks run')
 
 
 def main():
