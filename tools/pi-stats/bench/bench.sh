@@ -2,11 +2,11 @@
 # bench.sh - throughput of pi-stats against xenalyze --summary and against
 # a minimal header walk (the practical ceiling of one pass), same machine,
 # same run, warm page cache.  Run by `make bench`; prints MB/s and ratios.
-# Also times the header walk over two windows at a time in turns (the way
-# pi-stats walks), a faster pass than the minimal one, for comparison.
 #   (a) the real 3.9 MB credit2 trace, whole process, RUNS_A runs
 #   (b) >= SPLICE_MB of copies of the real traces, TSCs shifted forward
 #   (c) a PI-heavy generated trace of PI_MB
+#   (d) the same PI records (PCPU_MB, windows of 4 KB) spread over 4 and
+#       over 4096 pCPUs: whole process, text and JSON, and peak RSS
 #   peak RSS of pi-stats on an RSS_MB PI-heavy trace
 # Wall time per whole-process run, spawn to exit, measured by bench/timeit.c
 # (no shell or date(1) inside the timed interval), each run after an
@@ -33,6 +33,8 @@ RUNS_BIG=${RUNS_BIG:-9}
 SPLICE_MB=${SPLICE_MB:-320}
 PI_MB=${PI_MB:-256}
 RSS_MB=${RSS_MB:-1024}
+PCPU_MB=${PCPU_MB:-30}
+RUNS_D=${RUNS_D:-5}
 work=$BUILD/bench
 mkdir -p "$work"
 
@@ -91,8 +93,8 @@ best_median() {
 # see the same machine: on a shared one its speed drifts by tens of
 # percent within a minute, more than between the commands.
 bench() { # label file rounds
-    local label=$1 f=$2 n=$3 bytes i hw=() h2=() pi=() xa=() pi_rc xa_rc xa_err
-    local hw_us hw_med h2_us h2_med pi_us pi_med xa_us xa_med
+    local label=$1 f=$2 n=$3 bytes i hw=() pi=() xa=() pi_rc xa_rc xa_err
+    local hw_us hw_med pi_us pi_med xa_us xa_med
     bytes=$(stat -c %s "$f")
     echo
     echo "($label) $(basename "$f"): $bytes bytes, best of $n rounds"
@@ -100,8 +102,6 @@ bench() { # label file rounds
     for ((i = 0; i < n; i++)); do
         time_run "$HDRWALK" "$f"
         hw+=("$US")
-        time_run "$HDRWALK" -2 "$f"
-        h2+=("$US")
         time_run "$PI_STATS" -q "$f"
         pi+=("$US")
         pi_rc=$RC
@@ -113,12 +113,10 @@ bench() { # label file rounds
         fi
     done
     read -r hw_us hw_med <<<"$(best_median "${hw[@]}")"
-    read -r h2_us h2_med <<<"$(best_median "${h2[@]}")"
     read -r pi_us pi_med <<<"$(best_median "${pi[@]}")"
     row "header walk (ceiling)" "$bytes" "$hw_us" "median $(ms "$hw_med") ms"
-    row "header walk, 2 windows" "$bytes" "$h2_us" "median $(ms "$h2_med") ms"
     row "pi-stats" "$bytes" "$pi_us" \
-        "median $(ms "$pi_med") ms, exit $pi_rc, $(ratio "$hw_us" "$pi_us") of the ceiling ($(ratio "$hw_med" "$pi_med") by medians; $(ratio "$h2_med" "$pi_med") of the 2-window walk)"
+        "median $(ms "$pi_med") ms, exit $pi_rc, $(ratio "$hw_us" "$pi_us") of the ceiling ($(ratio "$hw_med" "$pi_med") by medians)"
     if [ $have_xa = 1 ]; then
         read -r xa_us xa_med <<<"$(best_median "${xa[@]}")"
         if [ "$xa_rc" = 0 ]; then
@@ -164,6 +162,41 @@ bench b "$spliced" "$RUNS_BIG"
 piheavy=$work/piheavy-${PI_MB}M.xentrace
 [ -f "$piheavy" ] || "$GENPI" "$piheavy" "$PI_MB" 64 >/dev/null || exit 1
 bench c "$piheavy" "$RUNS_BIG"
+
+# (d) report phase against pCPU count: the same records over 4 and 4096
+# pCPUs, text and JSON in turns; the ratio is best 4096 / best 4.
+peak_rss() { # cmd... -> MiB
+    { /usr/bin/time -f '%M' "$@" >/dev/null; } 2>&1 | tail -1 |
+        awk '{printf "%.0f", $1 / 1024}'
+}
+if [ "$PCPU_MB" -gt 0 ]; then
+    echo
+    echo "(d) the same PI records ($PCPU_MB MB, 4 KB windows) on 4 and 4096 pCPUs, best of $RUNS_D rounds"
+    declare -A dt
+    for n in 4 4096; do
+        f=$work/pcpus-$n.xentrace
+        [ -f "$f" ] || "$GENPI" "$f" "$PCPU_MB" "$n" 4096 >/dev/null || exit 1
+        settle "$f"
+    done
+    for ((i = 0; i < RUNS_D; i++)); do
+        for n in 4 4096; do
+            for fmt in text json; do
+                opt=(); [ $fmt = json ] && opt=(--json)
+                time_run "$PI_STATS" -q "${opt[@]}" "$work/pcpus-$n.xentrace"
+                dt[$n$fmt]="${dt[$n$fmt]:-} $US"
+            done
+        done
+    done
+    for fmt in text json; do
+        read -r b4 _ <<<"$(best_median ${dt[4$fmt]})"
+        read -r b4096 _ <<<"$(best_median ${dt[4096$fmt]})"
+        opt=(); [ $fmt = json ] && opt=(--json)
+        printf '  %-5s 4 pCPUs %8s ms, 4096 pCPUs %8s ms: %sx; peak RSS %s MiB / %s MiB\n' \
+            "$fmt" "$(ms "$b4")" "$(ms "$b4096")" "$(ratio "$b4096" "$b4")" \
+            "$(peak_rss "$PI_STATS" -q "${opt[@]}" "$work/pcpus-4.xentrace")" \
+            "$(peak_rss "$PI_STATS" -q "${opt[@]}" "$work/pcpus-4096.xentrace")"
+    done
+fi
 
 if [ "$RSS_MB" -gt 0 ]; then
     big=$work/piheavy-${RSS_MB}M.xentrace

@@ -1,7 +1,8 @@
 /* genpi.c - a PI-heavy xentrace file in the real format, for benchmarks:
  * NCPU pCPUs, windows of ~32 KB written round-robin, records drawn from a
  * fixed-seed xorshift: 35% PI_LIST_ADD, 35% PI_WAKEUP, 2% PI_LIST_MOVE,
- * 28% scheduler events.  Usage: genpi OUT MB [NCPU] */
+ * 28% scheduler events.  Usage: genpi OUT MB [NCPU [WINDOW_BYTES]]
+ * (windows of about WINDOW_BYTES, default 32768, at most 32768). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,10 +35,12 @@ int main(int argc, char **argv)
     static unsigned char win[40000];
     uint64_t target, written = 0, tsc[4096];
     unsigned ncpu = argc > 3 ? (unsigned)atoi(argv[3]) : 64, cpu = 0;
+    size_t wbytes = argc > 4 ? (size_t)atoi(argv[4]) : 32768;
     FILE *out;
 
-    if (argc < 3 || ncpu == 0 || ncpu > 4096) {
-        fprintf(stderr, "usage: genpi OUT MB [NCPU]\n");
+    if (argc < 3 || ncpu == 0 || ncpu > 4096 || wbytes < 64 ||
+        wbytes > 32768) {
+        fprintf(stderr, "usage: genpi OUT MB [NCPU [WINDOW_BYTES]]\n");
         return 2;
     }
     target = strtoull(argv[2], NULL, 10) << 20;
@@ -51,7 +54,7 @@ int main(int argc, char **argv)
     while (written < target) {
         size_t q = 12;
         uint32_t hdr[3] = { TRC_CPU_CHANGE_HDR, cpu, 0 };
-        while (q < 32768) {
+        while (q < wbytes) {
             uint64_t r = rnd();
             unsigned k = (unsigned)(r % 100);
             uint32_t w[4];

@@ -2,11 +2,7 @@
  * mmap it (page tables filled in one call: about 10% faster here than a
  * fault per folio) and walk window and record headers, counting records,
  * with no validation beyond staying inside the mapping.
- * With -2, walk two windows at a time in turns, as pi-stats does: each
- * walk waits on loading the header that gives it the next one, and two
- * such chains overlap (a faster pass than the minimal one, for
- * comparison).
- * Usage: hdrwalk [-2] FILE... */
+ * Usage: hdrwalk FILE... */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdint.h>
@@ -45,9 +41,7 @@ static size_t window(const unsigned char *p, size_t off, size_t size,
 
 int main(int argc, char **argv)
 {
-    int two = argc > 1 && !strcmp(argv[1], "-2");
-
-    for (int i = 1 + two; i < argc; i++) {
+    for (int i = 1; i < argc; i++) {
         struct stat sb;
         const unsigned char *p;
         size_t off = 0, size;
@@ -65,23 +59,12 @@ int main(int argc, char **argv)
             return 1;
         }
         while (off + 12 <= size) {
-            size_t ea, eb, qa = off + 12, qb;
+            size_t end, q = off + 12;
 
-            off = window(p, off, size, &ea);
+            off = window(p, off, size, &end);
             windows++;
-            if (two && off + 12 <= size) {
-                qb = off + 12;
-                off = window(p, off, size, &eb);
-                windows++;
-                for (; qa + 4 <= ea && qb + 4 <= eb; records += 2) {
-                    qa = next(p, qa);
-                    qb = next(p, qb);
-                }
-                for (; qb + 4 <= eb; records++)
-                    qb = next(p, qb);
-            }
-            for (; qa + 4 <= ea; records++)
-                qa = next(p, qa);
+            for (; q + 4 <= end; records++)
+                q = next(p, q);
         }
         printf("%s: %llu windows, %llu records\n", argv[i],
                (unsigned long long)windows, (unsigned long long)records);

@@ -84,21 +84,25 @@ static size_t merge_vc(const struct pis_vc *a, size_t na,
 /* Runs of the small counters, the wide counters (wide may be NULL) and of
  * the sorted buffer, ascending (small values are below the wide ones, and
  * both below the buffered ones only if the buffer holds none of them, which
- * it does unless the small counters could not be allocated: so merge the
- * two).
+ * it does while the small counters are not grown to cover them: so merge
+ * the two).
  * Caller frees.  buf is sorted as a side effect. */
 static struct pis_vc *pending_runs(uint32_t *buf, size_t nbuf,
-                                   const uint64_t *small,
+                                   const uint64_t *small, size_t nsmall,
                                    const struct pis_hist *wide, size_t *n)
 {
     struct pis_vc *a, *b, *out;
     uint32_t *tmp;
-    size_t na = 0, nb = 0, nw = wide && wide->wide ? wide->wlen : 0;
+    size_t na = 0, nb = 0, nw = 0;
 
     *n = 0;
-    a = malloc((PIS_HIST_SMALL + nw + 1) * sizeof(*a));
+    for (size_t v = 0; small && v < nsmall; v++)
+        nw += small[v] != 0;
+    for (size_t x = 0; wide && wide->wide && x < wide->wlen; x++)
+        nw += wide->wide[x] != 0;
+    a = malloc((nw + 1) * sizeof(*a));
     b = malloc((nbuf + 1) * sizeof(*b));
-    out = malloc((PIS_HIST_SMALL + nw + nbuf + 1) * sizeof(*out));
+    out = malloc((nw + nbuf + 1) * sizeof(*out));
     tmp = malloc((nbuf + 1) * sizeof(*tmp));
     if (!a || !b || !out || !tmp) {
         free(a);
@@ -108,12 +112,12 @@ static struct pis_vc *pending_runs(uint32_t *buf, size_t nbuf,
         return NULL;
     }
     if (small)
-        for (unsigned v = 0; v < PIS_HIST_SMALL; v++)
+        for (unsigned v = 0; v < nsmall; v++)
             if (small[v]) {
                 a[na].value = v;
                 a[na++].count = small[v];
             }
-    for (size_t x = 0; x < nw; x++)
+    for (size_t x = 0; wide && wide->wide && x < wide->wlen; x++)
         if (wide->wide[x]) {
             a[na].value = wide->wbase + x;
             a[na++].count = wide->wide[x];
@@ -145,8 +149,8 @@ static int merge_in_place(struct pis_hist *h, const struct pis_vc *r,
     if (total > h->cap) {
         size_t nc = h->cap + h->cap / 4;
         struct pis_vc *nv;
-        if (nc < total + 1024)
-            nc = total + 1024;
+        if (nc < total + 16)
+            nc = total + 16;
         nv = realloc(h->vc, nc * sizeof(*nv));
         if (!nv)
             return -1;
@@ -265,24 +269,6 @@ static size_t scatter_wide(struct pis_hist *h)
     return k;
 }
 
-/* At the first flush of a store that holds nothing else: wide counters
- * over the span of the buffered 32-bit values when that is dense for the
- * samples themselves (at most WIDE_SLOTS slots per sample, half the room
- * they would take as sorted entries), instead of sorting them first.
- * Optional: out of memory leaves the store as it was. */
-static void wide_first(struct pis_hist *h)
-{
-    uint32_t lo = UINT32_MAX, hi = 0;
-
-    for (size_t i = 0; i < h->nbuf; i++)
-        if (h->buf[i] >= PIS_HIST_SMALL) {
-            lo = h->buf[i] < lo ? h->buf[i] : lo;
-            hi = h->buf[i] > hi ? h->buf[i] : hi;
-        }
-    if (lo <= hi && hi - lo < (uint64_t)WIDE_SLOTS * h->nbuf)
-        (void)wide_cover(h, lo, hi);
-}
-
 /* Fold the buffer (not the small counters) into the wide counters and vc;
  * a merge into vc only once what the wide counters cannot take fills half
  * the buffer. */
@@ -294,11 +280,9 @@ static int flush_buf(struct pis_hist *h)
 
     if (!h->nbuf)
         return 0;
-    if (!h->wide && !h->used)
-        wide_first(h);
     if (h->wide && scatter_wide(h) < h->bufcap / 2)
         return 0;
-    r = pending_runs(h->buf, h->nbuf, NULL, NULL, &n);
+    r = pending_runs(h->buf, h->nbuf, NULL, 0, NULL, &n);
     if (!r)
         return -1;
     rc = merge_in_place(h, r, n);
@@ -323,7 +307,7 @@ int pis_hist_compact(struct pis_hist *h)
         h->bufcap = 0;
         return 0;
     }
-    r = pending_runs(h->buf, h->nbuf, h->small, NULL, &n);
+    r = pending_runs(h->buf, h->nbuf, h->small, h->nsmall, NULL, &n);
     if (!r || merge_in_place(h, r, n)) {
         free(r);
         return -1;
@@ -332,6 +316,7 @@ int pis_hist_compact(struct pis_hist *h)
     free(h->small);
     free(h->buf);
     h->small = NULL;
+    h->nsmall = 0;
     h->buf = NULL;
     h->nbuf = h->bufcap = 0;
     return 0;
@@ -353,6 +338,32 @@ static void note(struct pis_hist *h, uint64_t v, int has_tsc, uint64_t tsc,
         h->max_offset = offset;
         h->max_file = file;
     }
+}
+
+/* Count v (< PIS_HIST_SMALL) in the small counters, grown in powers of
+ * two to cover it, unless they would then be more than four per sample
+ * the store holds (a store of a few samples takes a few cache lines, not
+ * PIS_HIST_SMALL counters: thousands of pCPUs' stores); such a value is
+ * buffered instead.  1 when counted, 0 when not. */
+static int small_take(struct pis_hist *h, uint32_t v)
+{
+    uint32_t n = h->nsmall ? h->nsmall : 64;
+    uint64_t *s;
+
+    while (n <= v)
+        n *= 2;
+    if (n > h->nsmall) {
+        if (n > 64 && n > 4 * (h->count + h->nbuf))
+            return 0;
+        s = realloc(h->small, n * sizeof(*s));
+        if (!s)
+            return 0;
+        memset(s + h->nsmall, 0, (n - h->nsmall) * sizeof(*s));
+        h->small = s;
+        h->nsmall = n;
+    }
+    h->small[v]++;
+    return 1;
 }
 
 static int add_buf(struct pis_hist *h, uint32_t v)
@@ -382,10 +393,8 @@ int pis_hist_add(struct pis_hist *h, uint64_t v, uint64_t n, int has_tsc,
 {
     if (n == 0)
         return 0;
-    if (n == 1 && v < PIS_HIST_SMALL) {
-        if (!h->small && !(h->small = calloc(PIS_HIST_SMALL, sizeof(uint64_t))))
-            return -1;
-        h->small[v]++;
+    if (n == 1 && v < PIS_HIST_SMALL && small_take(h, (uint32_t)v)) {
+        /* counted */
     } else if (n == 1 && v <= UINT32_MAX) {
         if (add_buf(h, (uint32_t)v))
             return -1;
@@ -406,15 +415,20 @@ void pis_hist_put_begin(struct pis_hist *h, struct pis_hist_put *c)
     /* below the store's maximum nothing can move it; one equal to it may
      * come from an earlier place (put_end compares) */
     c->top = h->count ? h->max : 0;
-    if (!h->small)
-        h->small = calloc(PIS_HIST_SMALL, sizeof(*h->small));
     c->small = h->small;
-    c->nsmall = h->small ? PIS_HIST_SMALL : 0;  /* else all to add_buf */
+    c->nsmall = h->nsmall;
 }
 
 void pis_hist_put_slow(struct pis_hist_put *c, uint32_t x)
 {
-    if (add_buf(c->h, x)) {
+    struct pis_hist *h = c->h;
+
+    if (x < PIS_HIST_SMALL && small_take(h, x)) {
+        c->small = h->small;
+        c->nsmall = h->nsmall;
+        return;
+    }
+    if (add_buf(h, x)) {
         c->rc = -1;
         c->lost++;
     }
@@ -458,7 +472,8 @@ static struct pis_vc *combine(const struct pis_hist *h, int with_wide,
             return NULL;
         memcpy(copy, h->buf, h->nbuf * sizeof(*copy));
     }
-    r = pending_runs(copy, h->nbuf, h->small, with_wide ? h : NULL, &nr);
+    r = pending_runs(copy, h->nbuf, h->small, h->nsmall,
+                     with_wide ? h : NULL, &nr);
     free(copy);
     if (!r)
         return NULL;
@@ -550,6 +565,145 @@ int pis_hist_merge(struct pis_hist *dst, const struct pis_hist *src)
         dst->max_file = src->max_file;
     }
     dst->count = cnt + src->count;
+    return 0;
+}
+
+/* The sum of n sorted arrays a[i][0..na[i]), pairwise (log2 n passes of
+ * sequential merges), returned as a[0]; the others are freed and NULL.
+ * NULL when out of memory. */
+static struct pis_vc *merge_tree(struct pis_vc **a, size_t *na, size_t n,
+                                 size_t *nout)
+{
+    for (size_t step = 1; step < n; step *= 2)
+        for (size_t i = 0; i + step < n; i += 2 * step) {
+            struct pis_vc *m = malloc((na[i] + na[i + step] + 1) * sizeof(*m));
+            if (!m)
+                return NULL;
+            na[i] = merge_vc(a[i], na[i], a[i + step], na[i + step], m);
+            free(a[i]);
+            free(a[i + step]);
+            a[i] = m;
+            a[i + step] = NULL;
+        }
+    *nout = na[0];
+    return a[0];
+}
+
+/* Fold every sample of h into cnt[value - lo] (all values in range). */
+static void count_into(const struct pis_hist *h, uint64_t *cnt, uint64_t lo)
+{
+    for (size_t j = 0; j < h->used; j++)
+        cnt[h->vc[j].value - lo] += h->vc[j].count;
+    for (size_t x = 0; h->wide && x < h->wlen; x++)
+        cnt[h->wbase + x - lo] += h->wide[x];
+    for (size_t v = 0; v < h->nsmall; v++)
+        cnt[v - lo] += h->small[v];
+    for (size_t j = 0; j < h->nbuf; j++)
+        cnt[h->buf[j] - lo]++;
+}
+
+/* Span [*lo, *hi] of the values h may hold; returns its distinct entries
+ * (an upper bound). */
+static size_t span_of(const struct pis_hist *h, uint64_t *lo, uint64_t *hi)
+{
+    size_t d = h->used + h->wnz + h->nbuf;
+    uint64_t l = UINT64_MAX, u = 0;
+
+    if (h->used) {
+        l = h->vc[0].value;
+        u = h->vc[h->used - 1].value;
+    }
+    if (h->wide && h->wlen) {
+        l = h->wbase < l ? h->wbase : l;
+        u = h->wbase + h->wlen - 1 > u ? h->wbase + h->wlen - 1 : u;
+    }
+    if (h->nsmall) {
+        l = 0;
+        u = u > h->nsmall - 1 ? u : h->nsmall - 1;
+        d += h->nsmall;
+    }
+    for (size_t j = 0; j < h->nbuf; j++) {
+        l = h->buf[j] < l ? h->buf[j] : l;
+        u = h->buf[j] > u ? h->buf[j] : u;
+    }
+    *lo = l < *lo ? l : *lo;
+    *hi = u > *hi ? u : *hi;
+    return d;
+}
+
+/* The sum of in[0..n) as sorted entries: counters over the values' span
+ * when that is dense for their distinct entries (at most WIDE_SLOTS slots
+ * per entry: one pass over each store, no sorted copy), else sorted views
+ * summed by a merge tree.  NULL when out of memory. */
+static struct pis_vc *sum_all(const struct pis_hist *const *in, size_t n,
+                              size_t *nout)
+{
+    uint64_t lo = UINT64_MAX, hi = 0, *cnt = NULL;
+    size_t d = 0, k = 0, *nv;
+    struct pis_vc *out = NULL, **v;
+
+    for (size_t i = 0; i < n; i++)
+        d += span_of(in[i], &lo, &hi);
+    if (hi - lo < (uint64_t)WIDE_SLOTS * d + PIS_HIST_SMALL &&
+        (cnt = calloc((size_t)(hi - lo + 1), sizeof(*cnt))) != NULL) {
+        for (size_t i = 0; i < n; i++)
+            count_into(in[i], cnt, lo);
+        for (uint64_t x = 0; x <= hi - lo; x++)
+            k += cnt[x] != 0;
+        if ((out = malloc((k + 1) * sizeof(*out))) != NULL) {
+            k = 0;
+            for (uint64_t x = 0; x <= hi - lo; x++)
+                if (cnt[x]) {
+                    out[k].value = lo + x;
+                    out[k++].count = cnt[x];
+                }
+            *nout = k;
+        }
+        free(cnt);
+        return out;
+    }
+    v = calloc(n, sizeof(*v));
+    nv = calloc(n, sizeof(*nv));
+    if (v && nv) {
+        size_t i = 0;
+        while (i < n && (v[i] = pis_hist_sorted(in[i], &nv[i])) != NULL)
+            i++;
+        if (i == n)
+            out = merge_tree(v, nv, n, nout);
+        for (i = out ? 1 : 0; i < n; i++)
+            free(v[i]);
+    }
+    free(v);
+    free(nv);
+    return out;
+}
+
+int pis_hist_sum(struct pis_hist *out, const struct pis_hist *const *in,
+                 size_t n)
+{
+    pis_hist_init(out);
+    for (size_t i = 0; i < n; i++) {
+        const struct pis_hist *h = in[i];
+        if (!h->count)
+            continue;
+        if (!out->count || h->max > out->max ||
+            (h->max == out->max && later(out->max_file, out->max_offset,
+                                         h->max_file, h->max_offset))) {
+            out->max = h->max;
+            out->max_tsc = h->max_tsc;
+            out->max_offset = h->max_offset;
+            out->max_has_tsc = h->max_has_tsc;
+            out->max_file = h->max_file;
+        }
+        out->count += h->count;
+    }
+    if (!out->count)
+        return 0;
+    if (!(out->vc = sum_all(in, n, &out->used))) {
+        pis_hist_init(out);
+        return -1;
+    }
+    out->cap = out->used;
     return 0;
 }
 

@@ -3,7 +3,9 @@
  * Four tiers, all exact:
  *  - values below PIS_HIST_SMALL are counted in place in one array of
  *    64-bit counters, which never fill (list lengths, entries walked:
- *    dense and cache resident);
+ *    dense and cache resident); it grows in powers of two as values and
+ *    samples come, so a store of a few samples stays small (until then
+ *    such values are buffered like the others);
  *  - other 32-bit values are appended to a buffer; when it fills it is
  *    radix sorted, run-length compressed and merged into a sorted array of
  *    distinct (value, count) -- sequential memory traffic only, which is
@@ -44,7 +46,8 @@ struct pis_vc {                 /* one distinct value */
 struct pis_hist {
     struct pis_vc *vc;          /* sorted by value, distinct */
     size_t used, cap;
-    uint64_t *small;            /* PIS_HIST_SMALL counters, or NULL */
+    uint64_t *small;            /* nsmall counters, or NULL */
+    uint32_t nsmall;            /* grown on demand up to PIS_HIST_SMALL */
     pis_wide_t *wide;           /* counters for [wbase, wbase + wlen), or NULL */
     uint64_t wbase;
     size_t wlen, wnz;           /* wnz: counters that are not zero */
@@ -74,13 +77,12 @@ static inline int pis_hist_add1(struct pis_hist *h, uint64_t v, int has_tsc,
     if (h->count && v <= h->max &&
         (v < h->max || file > h->max_file ||
          (file == h->max_file && offset >= h->max_offset))) {
-        if (v < PIS_HIST_SMALL) {
-            if (h->small) {
-                h->small[v]++;
-                h->count++;
-                return 0;
-            }
-        } else if (v <= UINT32_MAX && h->nbuf < h->bufcap) {
+        if (v < h->nsmall) {
+            h->small[v]++;
+            h->count++;
+            return 0;
+        } else if (v >= PIS_HIST_SMALL && v <= UINT32_MAX &&
+                   h->nbuf < h->bufcap) {
             h->buf[h->nbuf++] = (uint32_t)v;
             h->count++;
             return 0;
@@ -109,7 +111,7 @@ typedef void (*pis_where_fn)(const void *ctx, size_t i, struct pis_where *w);
 struct pis_hist_put {
     struct pis_hist *h;
     uint64_t *small;
-    uint32_t nsmall;            /* PIS_HIST_SMALL, or 0 without counters */
+    uint32_t nsmall;            /* h->nsmall (counters grow in put_slow) */
     uint32_t hi;                /* valid when any_top */
     size_t imax;                /* caller's index of the first maximum */
     uint64_t top;               /* samples below cannot be the maximum */
@@ -141,7 +143,7 @@ static inline void pis_hist_put(struct pis_hist_put *c, uint32_t x,
         pis_hist_put_top(c, x, index);
     if (x < c->nsmall) {
         c->small[x]++;
-    } else if (h->nbuf < h->bufcap) {
+    } else if (x >= PIS_HIST_SMALL && h->nbuf < h->bufcap) {
         /* counted in wide counters at a flush, thousands in a row: in
          * place now, each would miss the cache once the counters of many
          * pCPUs outgrow it */
@@ -163,6 +165,12 @@ int pis_hist_put_end(struct pis_hist_put *c, uint64_t n, pis_where_fn where,
 int pis_hist_compact(struct pis_hist *h);
 /* dst += src. Ties on the maximum keep the earlier (file, offset). */
 int pis_hist_merge(struct pis_hist *dst, const struct pis_hist *src);
+/* out = the sum of in[0..n) (out is initialised here; only sorted
+ * entries): built in one pass, not by n merges into a growing array.
+ * Ties on the maximum keep the earlier (file, offset).  0, or -1 when
+ * out of memory. */
+int pis_hist_sum(struct pis_hist *out, const struct pis_hist *const *in,
+                 size_t n);
 /* Distinct values sorted ascending, pending samples included; caller
  * frees.  *n = number of distinct values.  NULL only when out of memory. */
 struct pis_vc *pis_hist_sorted(const struct pis_hist *h, size_t *n);

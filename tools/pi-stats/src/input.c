@@ -1,4 +1,5 @@
-/* input.c - mmap or streaming read() driver for the reader. */
+/* input.c - mmap or streaming read() driver for the reader; compressed
+ * inputs are streamed through their decoder. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -10,31 +11,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "decomp.h"
 #include "input.h"
 
-#define DROP_EVERY (4u << 20)
-/* Pages behind the cursor are dropped up to a multiple of this (of the
- * page size too): a file's page cache in large folios may be mapped 2 MiB
- * at a time, and dropping part of such a mapping splits it (about 100
- * splits a run on the 256 MB bench trace, none so). */
-#define DROP_ALIGN (2u << 20)
-#ifndef MADV_POPULATE_READ
-#define MADV_POPULATE_READ 22   /* Linux 5.14 */
-#endif
-
-/* Map the page tables of [*done, to) in one call instead of one fault per
- * folio (harmless EINVAL on older kernels); *done is where the pages
- * mapped so far end, so each page is populated once. */
-static void populate(const unsigned char *base, size_t *done, size_t to,
-                     size_t size)
-{
-    if (to > size)
-        to = size;
-    if (to <= *done)
-        return;
-    (void)madvise((void *)(base + *done), to - *done, MADV_POPULATE_READ);
-    *done = to;
-}
+#define DROP_EVERY (4u << 20)     /* pages behind the cursor dropped */
 
 static int stopped(const struct pis_input_ctl *ctl)
 {
@@ -46,30 +26,107 @@ static enum pis_input_status run_mapped(struct pis_reader *r, int fd,
                                         const struct pis_input_ctl *ctl)
 {
     const unsigned char *base;
-    size_t off = 0, dropped = 0, mapped = 0;
+    size_t off = 0, dropped = 0, page = (size_t)sysconf(_SC_PAGESIZE);
 
     base = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
     if (base == MAP_FAILED)
         return PIS_INPUT_NOMEM; /* caller falls back to read() */
     (void)madvise((void *)base, size, MADV_SEQUENTIAL);
-    populate(base, &mapped, 2 * (size_t)DROP_EVERY, size);
     while (off < size && !stopped(ctl)) {
         size_t n = pis_reader_step(r, base + off, size - off, 1);
         if (n == 0)
             break;
         off += n;
         if (off - dropped >= DROP_EVERY) {
-            size_t upto = off & ~((size_t)DROP_ALIGN - 1);
+            size_t upto = off & ~(page - 1);
             (void)madvise((void *)(base + dropped), upto - dropped,
                           MADV_DONTNEED);
             dropped = upto;
-            populate(base, &mapped, upto + 2 * (size_t)DROP_EVERY, size);
         }
     }
     if (off == size)
         (void)pis_reader_step(r, base + off, 0, 1);
     munmap((void *)base, size);
     return PIS_INPUT_OK;
+}
+
+/* What run_stream reads from: a descriptor, the bytes already read from
+ * it to look at its magic, and a decoder when it is compressed. */
+struct source {
+    int fd;
+    struct pis_decomp *d;       /* NULL: the bytes are the trace */
+    unsigned char *in;          /* bytes read ahead */
+    size_t inpos, inlen, incap;
+    uint64_t in_off;            /* bytes read from fd */
+    int in_eof, done;
+};
+
+#define SRC_IN (1u << 16)
+
+/* read() with EINTR retried; -1 with err set. */
+static ssize_t read_fd(struct source *s, unsigned char *buf, size_t cap,
+                       char *err, size_t errlen)
+{
+    for (;;) {
+        ssize_t got = read(s->fd, buf, cap);
+        if (got >= 0) {
+            s->in_off += (uint64_t)got;
+            return got;
+        }
+        if (errno != EINTR) {
+            snprintf(err, errlen, "read error at byte %llu%s: %s",
+                     (unsigned long long)s->in_off,
+                     s->d ? " of the compressed input" : "",
+                     strerror(errno));
+            return -1;
+        }
+    }
+}
+
+/* Up to cap bytes of the trace into buf: the count, 0 at its end, -1 with
+ * err set. */
+static ssize_t src_read(struct source *s, unsigned char *buf, size_t cap,
+                        char *err, size_t errlen)
+{
+    if (s->done)
+        return 0;
+    if (!s->d) {
+        size_t n = s->inlen - s->inpos;
+        if (!n)
+            return read_fd(s, buf, cap, err, errlen);
+        n = n < cap ? n : cap;
+        memcpy(buf, s->in + s->inpos, n);
+        s->inpos += n;
+        return (ssize_t)n;
+    }
+    for (;;) {
+        const unsigned char *p;
+        size_t left, got;
+        int rc;
+        if (s->inpos == s->inlen && !s->in_eof) {
+            ssize_t g = read_fd(s, s->in, s->incap, err, errlen);
+            if (g < 0)
+                return -1;
+            s->in_eof = g == 0;
+            s->inpos = 0;
+            s->inlen = (size_t)g;
+        }
+        p = s->in + s->inpos;
+        left = s->inlen - s->inpos;
+        rc = pis_decomp_run(s->d, &p, &left, s->in_eof, buf, cap, &got,
+                            err, errlen);
+        s->inpos = s->inlen - left;
+        if (rc < 0) {
+            size_t k = strlen(err);
+            snprintf(err + k, errlen - k, " (near byte %llu of the "
+                     "compressed input)",
+                     (unsigned long long)(s->in_off - left));
+            return -1;
+        }
+        s->done = rc == 1;
+        if (got || s->done)
+            return (ssize_t)got;
+    }
 }
 
 /* With ctl: wait until fd has data or one of ctl's signals came, and
@@ -91,7 +148,8 @@ static int wait_data(int fd, const struct pis_input_ctl *ctl,
     }
 }
 
-static enum pis_input_status run_stream(struct pis_reader *r, int fd,
+static enum pis_input_status run_stream(struct pis_reader *r,
+                                        struct source *src,
                                         const struct pis_input_ctl *ctl,
                                         char *err, size_t errlen)
 {
@@ -135,18 +193,14 @@ static enum pis_input_status run_stream(struct pis_reader *r, int fd,
             buf = nb;
             cap = ncap;
         }
-        if (ctl && wait_data(fd, ctl, &old)) {
+        /* (bytes the source holds already need no wait) */
+        if (ctl && src->inpos == src->inlen && wait_data(src->fd, ctl, &old)) {
             eof = 1;
             continue;
         }
         {
-            ssize_t got = read(fd, buf + have, cap - have);
+            ssize_t got = src_read(src, buf + have, cap - have, err, errlen);
             if (got < 0) {
-                if (errno == EINTR)
-                    continue;
-                snprintf(err, errlen, "read error at byte %llu: %s",
-                         (unsigned long long)(r->pos + have),
-                         strerror(errno));
                 st = PIS_INPUT_IO;
                 break;
             }
@@ -161,11 +215,50 @@ static enum pis_input_status run_stream(struct pis_reader *r, int fd,
     return st;
 }
 
+/* Look at the first bytes of fd: a regular file where they lie, a pipe
+ * by reading them ahead into src->in.  A compressed input gets a
+ * decoder. */
+static enum pis_input_status open_source(struct source *src, int fd,
+                                         const struct stat *sb, char *err,
+                                         size_t errlen)
+{
+    unsigned char magic[8];
+    enum pis_comp c;
+    ssize_t n = 0;
+
+    memset(src, 0, sizeof(*src));
+    src->fd = fd;
+    src->incap = SRC_IN;
+    if (!(src->in = malloc(src->incap)))
+        return PIS_INPUT_NOMEM;
+    if (S_ISREG(sb->st_mode)) {
+        n = pread(fd, magic, sizeof(magic), 0);
+        if (n < 0)
+            n = 0;              /* not seekable: read() will tell */
+        c = pis_comp_of(magic, (size_t)n);
+    } else {
+        while (src->inlen < sizeof(magic)) {
+            n = read_fd(src, src->in + src->inlen, src->incap - src->inlen,
+                        err, errlen);
+            if (n < 0)
+                return PIS_INPUT_IO;
+            if (n == 0)
+                break;
+            src->inlen += (size_t)n;
+        }
+        c = pis_comp_of(src->in, src->inlen);
+    }
+    if (c != PIS_COMP_NONE && !(src->d = pis_decomp_new(c)))
+        return PIS_INPUT_NOMEM;
+    return PIS_INPUT_OK;
+}
+
 enum pis_input_status pis_input_run(struct pis_reader *r, const char *path,
                                     const struct pis_input_ctl *ctl,
                                     char *err, size_t errlen)
 {
     enum pis_input_status st;
+    struct source src;
     struct stat sb;
     int fd, is_stdin = strcmp(path, "-") == 0;
 
@@ -187,12 +280,17 @@ enum pis_input_status pis_input_run(struct pis_reader *r, const char *path,
             close(fd);
         return PIS_INPUT_IO;
     }
-    st = PIS_INPUT_NOMEM;
-    if (S_ISREG(sb.st_mode) && sb.st_size > 0 &&
-        (unsigned long long)sb.st_size <= (size_t)-1)
-        st = run_mapped(r, fd, (size_t)sb.st_size, ctl);
-    if (st == PIS_INPUT_NOMEM)      /* not mappable: stream it */
-        st = run_stream(r, fd, ctl, err, errlen);
+    st = open_source(&src, fd, &sb, err, errlen);
+    if (st == PIS_INPUT_OK) {
+        st = PIS_INPUT_NOMEM;
+        if (!src.d && S_ISREG(sb.st_mode) && sb.st_size > 0 &&
+            (unsigned long long)sb.st_size <= (size_t)-1)
+            st = run_mapped(r, fd, (size_t)sb.st_size, ctl);
+        if (st == PIS_INPUT_NOMEM)  /* not mappable, or compressed */
+            st = run_stream(r, &src, ctl, err, errlen);
+    }
+    pis_decomp_free(src.d);
+    free(src.in);
     if (!is_stdin)
         close(fd);
     if (st == PIS_INPUT_OK) {

@@ -13,9 +13,9 @@ enum pis_input_status {
     PIS_INPUT_NOT_TRACE,    /* the reader rejected the data */
 };
 
-/* Regular files are mapped; page tables are populated 8 MiB ahead of the
- * cursor and pages behind it are dropped every 4 MiB, so resident memory
- * stays bounded whatever the file size.  Pipes and "-" are read with
+/* Regular files are mapped; pages behind the cursor are dropped every
+ * 4 MiB, so resident memory stays bounded whatever the file size.  Pipes,
+ * "-" and compressed inputs (gzip, xz, zstd: by magic) are read with
  * read() into a buffer that holds at most one window (grown as needed up
  * to the largest possible window). */
 struct pis_input_ctl {

@@ -26,3 +26,24 @@ const char *pis_byte_order_name(unsigned byte_order)
         return "unknown";
     }
 }
+
+enum pis_scheme pis_fit_rows(const struct pis_vc *vc, size_t nvc,
+                             uint64_t count, uint64_t *step, size_t rows)
+{
+    uint64_t lo, hi, first = 0;
+
+    if (!nvc)
+        return PIS_LINEAR;
+    lo = vc[0].value / *step;
+    hi = vc[nvc - 1].value / *step;
+    if (hi - lo + 1 <= rows)
+        return PIS_LINEAR;
+    while (hi - lo + 1 > rows) {
+        *step *= 2;
+        lo = vc[0].value / *step;
+        hi = vc[nvc - 1].value / *step;
+    }
+    for (size_t i = 0; i < nvc && vc[i].value / *step == lo; i++)
+        first += vc[i].count;
+    return first * 2 > count ? PIS_LOG2 : PIS_LINEAR;
+}

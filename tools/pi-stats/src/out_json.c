@@ -1,4 +1,5 @@
 /* out_json.c - one JSON object; schema documented in pi-stats.1. */
+#define _POSIX_C_SOURCE 200809L     /* open_memstream */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,17 +8,81 @@
 #include "output.h"
 #include "version.h"
 
-static void jstr(FILE *f, const char *s)
+/* Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlong
+ * forms, surrogates or values past U+10FFFF), or 0. */
+static size_t utf8_len(const unsigned char *p)
 {
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(f, "\\u%04x", *p);
-        else
-            fputc(*p, f);
+    unsigned char c = p[0];
+    size_t n;
+    uint32_t v, min;
+
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xc2 && c <= 0xdf) {
+        n = 2;
+        v = c & 0x1fu;
+        min = 0x80;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        n = 3;
+        v = c & 0x0fu;
+        min = 0x800;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        n = 4;
+        v = c & 0x07u;
+        min = 0x10000;
+    } else {
+        return 0;
     }
+    for (size_t i = 1; i < n; i++) {
+        if ((p[i] & 0xc0) != 0x80)      /* also stops at the NUL */
+            return 0;
+        v = v << 6 | (p[i] & 0x3fu);
+    }
+    if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
+        return 0;
+    return n;
+}
+
+/* A JSON string; a byte that is not part of well-formed UTF-8 (a file
+ * name is any bytes) becomes U+FFFD.  Returns whether any did. */
+static int jstr(FILE *f, const char *s)
+{
+    int lossy = 0;
+
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        size_t n = utf8_len(p);
+        if (n == 0) {
+            fputs("\\ufffd", f);
+            lossy = 1;
+            p++;
+        } else if (n > 1) {
+            fwrite(p, 1, n, f);
+            p += n;
+        } else {
+            if (*p == '"' || *p == '\\')
+                fprintf(f, "\\%c", *p);
+            else if (*p < 0x20 || *p == 0x7f)
+                fprintf(f, "\\u%04x", *p);
+            else
+                fputc(*p, f);
+            p++;
+        }
+    }
+    fputc('"', f);
+    return lossy;
+}
+
+/* An input's name: "name", and when it is not UTF-8 also "name_hex", its
+ * bytes in hex (lossless). */
+static void jname(FILE *f, const char *s)
+{
+    fputs("\"name\":", f);
+    if (!jstr(f, s))
+        return;
+    fputs(",\"name_hex\":\"", f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        fprintf(f, "%02x", *p);
     fputc('"', f);
 }
 
@@ -169,6 +234,7 @@ static int body(FILE *f, const struct pis_report *r,
     kv(f, "lost_markers", st->lost_markers, 1);
     kv(f, "corrupt_bytes", st->corrupt_bytes, 1);
     kv(f, "corrupt_resyncs", st->corrupt_events, 1);
+    kv(f, "skipped_at_start", st->lead_bytes, 1);
     kv(f, "truncated_bytes", st->truncated_bytes, 1);
     kv(f, "truncated_windows", st->truncated_windows, 1);
     kv(f, "missing_bytes", st->missing_bytes, 1);
@@ -235,11 +301,30 @@ static int body(FILE *f, const struct pis_report *r,
     return 0;
 }
 
+/* The body of r, made once in memory when it is printed twice (a single
+ * input: the top level and its entry in "inputs"). */
+static int body_twice(FILE *f, const struct pis_report *r,
+                      const struct pis_out_opts *o, char **text, size_t *len)
+{
+    FILE *m = open_memstream(text, len);
+    int rc;
+
+    if (!m)
+        return -1;
+    rc = body(m, r, o);
+    if (fclose(m) || rc)
+        return -1;
+    return fwrite(*text, 1, *len, f) == *len ? 0 : -1;
+}
+
 int pis_out_json(FILE *f, struct pis_report *const *in, int n,
                  const struct pis_report *merged,
                  const struct pis_out_opts *o)
 {
     const struct pis_report *top = merged ? merged : in[0];
+    char *text = NULL;
+    size_t len = 0;
+    int rc = -1;
 
     fprintf(f, "{\"tool\":\"pi-stats\",\"version\":\"%s\",\"schema\":1",
             PIS_VERSION);
@@ -265,19 +350,26 @@ int pis_out_json(FILE *f, struct pis_report *const *in, int n,
         fprintf(f, "null");
     }
     fprintf(f, ",\"ninputs\":%d,", n);
-    if (body(f, top, o))
-        return -1;
+    if (top == in[0] ? body_twice(f, top, o, &text, &len) : body(f, top, o))
+        goto out;
     fprintf(f, ",\"inputs\":[");
     for (int i = 0; i < n; i++) {
-        fprintf(f, "%s{\"name\":", i ? "," : "");
-        jstr(f, in[i]->name);
+        fputs(i ? ",{" : "{", f);
+        jname(f, in[i]->name);
         fputc(',', f);
-        if (body(f, in[i], o))
-            return -1;
+        if (text && in[i] == top) {
+            if (fwrite(text, 1, len, f) != len)
+                goto out;
+        } else if (body(f, in[i], o)) {
+            goto out;
+        }
         fputc('}', f);
     }
     fprintf(f, "]}\n");
-    return ferror(f) ? -1 : 0;
+    rc = ferror(f) ? -1 : 0;
+out:
+    free(text);
+    return rc;
 }
 
 void pis_json_str(FILE *f, const char *s)

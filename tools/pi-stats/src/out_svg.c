@@ -12,6 +12,7 @@
 #define MR 20
 #define MT 40
 #define MB 70
+#define MAX_BARS 48             /* linear bars at most, as text rows */
 
 static void esc(FILE *f, const char *s)
 {
@@ -50,11 +51,6 @@ static int panel(FILE *f, const struct pis_report *r, enum pis_metric_id m,
     uint64_t step = pis_metric_step(m, o);
     double pw = W - ML - MR, ph = PH - MT - MB;
 
-    fprintf(f, "<g transform=\"translate(0,%d)\">\n", y0);
-    fprintf(f, "<text x=\"%d\" y=\"24\" font-size=\"16\" "
-            "font-weight=\"bold\">", ML);
-    esc(f, title);
-    fprintf(f, "</text>\n");
     if (pis_pi_total(&r->pi, m, &total))
         return -1;
     vc = pis_hist_sorted(&total, &nvc);
@@ -62,6 +58,17 @@ static int panel(FILE *f, const struct pis_report *r, enum pis_metric_id m,
         pis_hist_free(&total);
         return -1;
     }
+    if (sc == PIS_LINEAR)       /* at most MAX_BARS bars */
+        sc = pis_fit_rows(vc, nvc, total.count, &step, MAX_BARS);
+    fprintf(f, "<g transform=\"translate(0,%d)\">\n", y0);
+    fprintf(f, "<text x=\"%d\" y=\"24\" font-size=\"16\" "
+            "font-weight=\"bold\">", ML);
+    esc(f, title);
+    if (sc == PIS_LOG2)
+        fprintf(f, " (log2 buckets)");
+    else
+        fprintf(f, " (linear, step %" PRIu64 ")", step);
+    fprintf(f, "</text>\n");
     b = pis_buckets(vc, nvc, sc, step, 1, &nb);
     free(vc);
     pis_hist_free(&total);
@@ -113,11 +120,10 @@ int pis_out_svg(FILE *f, const struct pis_report *r,
 {
     char t1[160], t2[200];
 
-    snprintf(t1, sizeof(t1), "Blocking-list length after add/move "
-             "(linear, step %" PRIu64 ") - %s",
-             pis_metric_step(PIS_M_LIST_LEN, o), r->name);
-    snprintf(t2, sizeof(t2), "Wakeup interrupt cost, TSC cycles (log2 "
-             "buckets)%s", o->clock_hz > 0 ? "" : " - no clock given");
+    snprintf(t1, sizeof(t1), "Blocking-list length after add/move - %s",
+             r->name);
+    snprintf(t2, sizeof(t2), "Wakeup interrupt cost, TSC cycles%s",
+             o->clock_hz > 0 ? "" : " - no clock given");
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
             "height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\">"

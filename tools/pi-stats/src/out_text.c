@@ -251,15 +251,15 @@ static int metric(FILE *f, const struct pis_report *r,
         return 0;
     }
     if (sc == PIS_LINEAR) {
-        /* a terminal shows at most MAX_ROWS rows: widen the buckets (text
-         * only; JSON and CSV keep --len-step) */
-        uint64_t lo = vc[0].value / step, hi = vc[nvc - 1].value / step;
-        while (hi - lo + 1 > MAX_ROWS) {
-            step *= 2;
-            lo = vc[0].value / step;
-            hi = vc[nvc - 1].value / step;
-        }
-        if (step > 1)
+        /* a terminal shows at most MAX_ROWS rows: widen the buckets, or
+         * log2 ones for a long tail (text and SVG only; JSON and CSV keep
+         * --len-step) */
+        sc = pis_fit_rows(vc, nvc, s.count, &step, MAX_ROWS);
+        if (sc == PIS_LOG2)
+            fprintf(f, "  log2 buckets (long tail: linear ones of %" PRIu64
+                    " would put over half the samples in the first)\n",
+                    step);
+        else if (step > 1)
             fprintf(f, "  linear buckets of %" PRIu64 "\n", step);
     }
     print_hist(f, vc, nvc, sc, step);
@@ -352,6 +352,9 @@ static void header(FILE *f, const struct pis_report *r,
             "\n", st->truncated_bytes, st->truncated_windows,
             st->missing_bytes, st->corrupt_bytes, st->corrupt_events,
             st->tsc_backwards);
+    if (st->lead_bytes)
+        fprintf(f, "  cut start  %" PRIu64 " bytes skipped before the first "
+                "window (input starts inside a record)\n", st->lead_bytes);
     fprintf(f, "  PI events  %" PRIu64 " PI_LIST_ADD, %" PRIu64
             " PI_WAKEUP (%" PRIu64 " vCPUs woken), %" PRIu64
             " PI_LIST_MOVE; legacy %" PRIu64 " BLOCK_LIST, %" PRIu64

@@ -32,6 +32,12 @@ void pis_json_str(FILE *f, const char *s);
 #include "buckets.h"
 enum pis_scheme pis_metric_scheme(enum pis_metric_id m);
 uint64_t pis_metric_step(enum pis_metric_id m, const struct pis_out_opts *o);
+/* How to draw a linear metric's sorted values vc (count samples) in at
+ * most rows buckets: *step is doubled until they fit; but when the first
+ * of those buckets would then hold more than half the samples (a long
+ * tail squashing the body into one row), log2 buckets instead. */
+enum pis_scheme pis_fit_rows(const struct pis_vc *vc, size_t nvc,
+                             uint64_t count, uint64_t *step, size_t rows);
 /* "little", "big", "mixed" (merged inputs of both orders) or "unknown". */
 const char *pis_byte_order_name(unsigned byte_order);
 

@@ -534,11 +534,13 @@ int pis_pi_merge(struct pis_pi *dst, const struct pis_pi *src)
 int pis_pi_total(const struct pis_pi *p, enum pis_metric_id m,
                  struct pis_hist *out)
 {
-    pis_hist_init(out);
+    const struct pis_hist *in[PIS_MAX_CPUS];
+    size_t n = 0;
+
     for (unsigned c = 0; c < PIS_MAX_CPUS; c++)
-        if (p->m[m].cpu[c] && pis_hist_merge(out, p->m[m].cpu[c]))
-            return -1;
-    return 0;
+        if (p->m[m].cpu[c])
+            in[n++] = p->m[m].cpu[c];
+    return pis_hist_sum(out, in, n);
 }
 
 uint64_t pis_pi_events(const struct pis_pi *p)

@@ -69,7 +69,7 @@ int pis_reader_init(struct pis_reader *r, pis_rec_fn on_rec,
 {
     memset(r, 0, sizeof(*r));
     r->cpu = calloc(PIS_MAX_CPUS, sizeof(*r->cpu));
-    r->slots = malloc(2 * sizeof(*r->slots));
+    r->slots = malloc(sizeof(*r->slots));
     if (!r->cpu || !r->slots) {
         pis_reader_free(r);
         return -1;
@@ -80,9 +80,8 @@ int pis_reader_init(struct pis_reader *r, pis_rec_fn on_rec,
     r->ctx = ctx;
     for (uint32_t c = 0; c < sizeof(r->class_of); c++)
         r->class_of[c] = (unsigned char)pis_class_index(c << 16);
-    for (unsigned k = 0; k < 2; k++)
-        for (unsigned s = 0; s <= PIS_WANT_MAX; s++)
-            r->slots[k].end[s] = r->slots[k].at[s];
+    for (unsigned s = 0; s <= PIS_WANT_MAX; s++)
+        r->slots->end[s] = r->slots->at[s];
     return lk_build(r);
 }
 
@@ -327,12 +326,6 @@ static uint64_t flush(struct pis_reader *r, const struct walker *wk, int sw)
 }
 
 /* Drop what a walk collected (its window turned out not to be one). */
-static void forget(struct pis_reader *r, struct pis_slots *sl)
-{
-    for (unsigned s = 0; s <= r->nwant; s++)
-        sl->end[s] = sl->at[s];
-}
-
 /* Records collected since the last flush. */
 static size_t pending(const struct pis_reader *r, const struct pis_slots *sl)
 {
@@ -362,19 +355,15 @@ static uint64_t first_tsc(const unsigned char *p, size_t stop, int sw)
 
 /* Walk the record at wk->q: returns 1 when it was taken, 0 when the walk
  * stops there (wk->w says why).  have: bytes present (for a cut window).
- * A walk that is not live has no effect outside *wk that depends on the
- * order of windows: it stops before a record that would have one (an
- * error, a TSC step back, a record the reader looks at), and leaves it
- * to the live walk that takes over later.  Instantiated per byte order,
- * whole or cut window and liveness (sw, whole and live constant).
+ * Instantiated per byte order and whole or cut window (sw and whole
+ * constant).
  *
  * A pCPU's last TSC is 0 until its first, so nothing is "backwards" of
  * it.  TSCs rise between the steps back: the least is the first or one
  * right after a step back, the greatest the last or one right before a
  * step back -- no min and max per record. */
 static PIS_ALWAYS_INLINE int walk_one(struct pis_reader *r, struct walker *wk,
-                                      size_t have, int sw, int whole,
-                                      int live)
+                                      size_t have, int sw, int whole)
 {
     const unsigned char *p = wk->p;
     size_t q = wk->q;
@@ -384,8 +373,7 @@ static PIS_ALWAYS_INLINE int walk_one(struct pis_reader *r, struct walker *wk,
     int back = 0;
 
     if (!whole && have - q < 4) {
-        if (live)
-            wk->w.end = WALK_SHORT;
+        wk->w.end = WALK_SHORT;
         return 0;
     }
     PIS_PREFETCH(p + q + PIS_PREFETCH_AHEAD);
@@ -395,8 +383,7 @@ static PIS_ALWAYS_INLINE int walk_one(struct pis_reader *r, struct walker *wk,
     sz = pis_rec_size(h);
     if (cls == PIS_NCLASS - 1 || ev == TRC_CPU_CHANGE_EVT ||
         sz > wk->size - q || (!whole && sz > have - q)) {
-        if (live)
-            (void)rec_check(h, wk->size - q, have - q, &wk->w);
+        (void)rec_check(h, wk->size - q, have - q, &wk->w);
         return 0;
     }
     if (h & TRC_TSC_FLAG) {
@@ -407,8 +394,6 @@ static PIS_ALWAYS_INLINE int walk_one(struct pis_reader *r, struct walker *wk,
      * its slot, any other's to slot 0, which nobody reads. */
     i = lk_index(r->hash_mul, ev);
     code = r->lk_code[i] & -(unsigned)(r->lk_evt[i] == ev);
-    if (!live && (back || (code & LK_LOOK)))
-        return 0;
     wk->by_class[cls]++;
     if (h & TRC_TSC_FLAG) {
         if (back) {
@@ -430,7 +415,7 @@ static PIS_ALWAYS_INLINE int walk_one(struct pis_reader *r, struct walker *wk,
     return 1;
 }
 
-/* Walk the rest of a window, live, and hand over all it collected. */
+/* Walk the rest of a window and hand over all it collected. */
 static PIS_ALWAYS_INLINE void walk_rest(struct pis_reader *r,
                                         struct walker *wk, size_t have,
                                         int sw, int whole)
@@ -441,7 +426,7 @@ static PIS_ALWAYS_INLINE void walk_rest(struct pis_reader *r,
         size_t end = have - wk->q > STRETCH ? wk->q + STRETCH : have;
 
         while (wk->q < end)
-            if (!walk_one(r, wk, have, sw, whole, 1))
+            if (!walk_one(r, wk, have, sw, whole))
                 goto done;
         if (pending(r, wk->sl) > FULL)
             wk->nrec += flush(r, wk, sw);
@@ -487,7 +472,7 @@ static struct walk walk_window(struct pis_reader *r, const unsigned char *p,
 {
     struct walker wk;
 
-    walker_init(r, &wk, p, size, cpu, base, &r->slots[0]);
+    walker_init(r, &wk, p, size, cpu, base, r->slots);
     if (r->swapped && avail >= size)
         walk_rest(r, &wk, avail, 1, 1);
     else if (r->swapped)
@@ -498,39 +483,6 @@ static struct walk walk_window(struct pis_reader *r, const unsigned char *p,
         walk_rest(r, &wk, avail, 0, 0);
     walker_end(r, &wk, r->swapped);
     return wk.w;
-}
-
-/* Two whole native windows of different pCPUs, b right after a: walked in
- * turns, as far as b can go without effects that depend on the order of
- * windows (see walk_one), so that each hides the other's wait for the
- * next record header.  Then a is finished; b only once a proved sound.
- * Returns whether b was walked through. */
-static int walk_pair(struct pis_reader *r, struct walker *a,
-                     struct walker *b)
-{
-    while (a->q < a->size && b->q < b->size) {
-        size_t ea = a->size - a->q > STRETCH ? a->q + STRETCH : a->size;
-        size_t eb = b->size - b->q > STRETCH ? b->q + STRETCH : b->size;
-
-        while (a->q < ea && b->q < eb)
-            if (!walk_one(r, a, a->size, 0, 1, 1) ||
-                !walk_one(r, b, b->size, 0, 1, 0))
-                goto done;
-        if (pending(r, a->sl) > FULL)
-            a->nrec += flush(r, a, 0);
-        if (pending(r, b->sl) > FULL)
-            break;              /* b cannot hand over before a is done */
-    }
- done:
-    walk_rest(r, a, a->size, 0, 1);
-    walker_end(r, a, 0);
-    if (a->w.end != WALK_OK) {
-        forget(r, b->sl);
-        return 0;
-    }
-    walk_rest(r, b, b->size, 0, 1);
-    walker_end(r, b, 0);
-    return 1;
 }
 
 /* The host's byte order, as PIS_BO_*. */
@@ -583,6 +535,7 @@ static size_t step_resync(struct pis_reader *r, const unsigned char *buf,
             struct walk w;
             if (k > 0) {            /* skip up to the candidate first */
                 r->st.corrupt_bytes += k;
+                r->st.lead_bytes += r->lead ? k : 0;
                 return consume(r, k);
             }
             if (len - 12 < size && !eof)
@@ -595,6 +548,7 @@ static size_t step_resync(struct pis_reader *r, const unsigned char *buf,
                      r->resync_why, (unsigned long long)skipped,
                      (unsigned long long)r->pos);
                 r->resync = 0;
+                r->lead = 0;
                 return step_window(r, buf, len, eof, cpu, size);
             }
         }
@@ -603,6 +557,7 @@ static size_t step_resync(struct pis_reader *r, const unsigned char *buf,
     if (eof) {
         uint64_t skipped = r->pos + len - r->resync_start;
         r->st.corrupt_bytes += len;
+        r->st.lead_bytes += r->lead ? len : 0;
         diag(r, PIS_DIAG_CORRUPT, r->resync_start,
              "%s; skipped %llu bytes to the end of input (no later window)",
              r->resync_why, (unsigned long long)skipped);
@@ -614,6 +569,7 @@ static size_t step_resync(struct pis_reader *r, const unsigned char *buf,
         return 0;
     k = len - 11;
     r->st.corrupt_bytes += k;
+    r->st.lead_bytes += r->lead ? k : 0;
     return consume(r, k);
 }
 
@@ -645,50 +601,34 @@ static size_t window_done(struct pis_reader *r, size_t len, uint32_t cpu,
     }
 }
 
-/* A second whole window right after the first one (size bytes of
- * records at buf + 12), of another pCPU, that the two can be walked in
- * turns with: its size, or 0. */
-static uint32_t pair_with(const struct pis_reader *r,
-                          const unsigned char *buf, size_t len, uint32_t cpu,
-                          uint32_t size, uint32_t *cpu2)
-{
-    size_t at = 12 + (size_t)size;
-    uint32_t size2;
-
-    if (r->swapped || len < at + 12 ||
-        header_problem(buf + at, 0, cpu2, &size2) || *cpu2 == cpu ||
-        len - at - 12 < size2)
-        return 0;
-    return size2;
-}
-
 static size_t step_window(struct pis_reader *r, const unsigned char *buf,
                           size_t len, int eof, uint32_t cpu, uint32_t size)
 {
-    size_t avail = len - 12, n;
-    struct walker a, b;
-    uint32_t cpu2, size2;
-    int both;
+    size_t avail = len - 12;
 
     if (avail < size && !eof)
         return 0;
     r->st.windows++;
     r->cpu[cpu].windows++;
-    size2 = avail >= size ? pair_with(r, buf, len, cpu, size, &cpu2) : 0;
-    if (!size2)
-        return window_done(r, len, cpu, size, avail,
-                           walk_window(r, buf + 12, size, avail, cpu,
-                                       r->pos + 12));
-    walker_init(r, &a, buf + 12, size, cpu, r->pos + 12, &r->slots[0]);
-    walker_init(r, &b, buf + 24 + size, size2, cpu2, r->pos + 24 + size,
-                &r->slots[1]);
-    both = walk_pair(r, &a, &b);
-    n = window_done(r, len, cpu, size, avail, a.w);
-    if (!both)
-        return n;
-    r->st.windows++;
-    r->cpu[cpu2].windows++;
-    return n + window_done(r, len - n, cpu2, size2, size2, b.w);
+    return window_done(r, len, cpu, size, avail,
+                       walk_window(r, buf + 12, size, avail, cpu,
+                                   r->pos + 12));
+}
+
+/* Offset of the first window header without a problem in buf's first
+ * PIS_LEAD_MAX + 12 bytes, in either byte order (*sw says which), or len. */
+static size_t first_header(const unsigned char *buf, size_t len, int *sw)
+{
+    size_t end = len < PIS_LEAD_MAX + 12 ? len : PIS_LEAD_MAX + 12;
+    uint32_t cpu, size;
+
+    for (size_t k = 0; k + 12 <= end; k++)
+        for (int o = 0; o < 2; o++)
+            if (!header_problem(buf + k, o, &cpu, &size)) {
+                *sw = o;
+                return k;
+            }
+    return len;
 }
 
 size_t pis_reader_step(struct pis_reader *r, const unsigned char *buf,
@@ -720,11 +660,23 @@ size_t pis_reader_step(struct pis_reader *r, const unsigned char *buf,
         } else if (__builtin_bswap32(w0) == TRC_CPU_CHANGE_HDR) {
             r->swapped = 1;
         } else {
-            r->fatal = 1;
-            diag(r, PIS_DIAG_NOT_TRACE, 0, "not a xentrace file: first "
-                 "word 0x%08x is not a CPU_CHANGE header (0x%08x)", w0,
-                 TRC_CPU_CHANGE_HDR);
-            return 0;
+            /* cut mid-record: the first sound window header in either
+             * byte order decides it, and the resync walks from there */
+            size_t k = first_header(buf, len, &r->swapped);
+            if (k == len && !eof && len < PIS_LEAD_MAX + 12)
+                return 0;
+            if (k == len) {
+                r->fatal = 1;
+                diag(r, PIS_DIAG_NOT_TRACE, 0, "not a xentrace file: first "
+                     "word 0x%08x is not a CPU_CHANGE header (0x%08x), nor "
+                     "is there one in the first %zu bytes", w0,
+                     TRC_CPU_CHANGE_HDR, len < PIS_LEAD_MAX + 12 ? len :
+                     (size_t)PIS_LEAD_MAX + 12);
+                return 0;
+            }
+            r->lead = 1;
+            start_resync(r, 0, "input starts inside a record (no window "
+                         "header at byte 0)");
         }
         r->st.byte_order = r->swapped ? PIS_BO_LITTLE + PIS_BO_BIG -
                                         host_order() : host_order();

@@ -89,6 +89,8 @@ struct pis_read_stats {
     uint64_t lost_records;      /* sum of the counts the markers carry */
     uint64_t corrupt_bytes;
     uint64_t corrupt_events;    /* number of resynchronisations */
+    uint64_t lead_bytes;        /* of corrupt_bytes: before the first
+                                 * window (input cut mid-record) */
     uint64_t truncated_bytes;   /* partial record / header at the end */
     uint64_t truncated_windows; /* windows cut short by the end of input */
     uint64_t missing_bytes;     /* bytes those windows claim but lack */
@@ -111,6 +113,9 @@ typedef void (*pis_diag_fn)(void *ctx, enum pis_diag_kind kind,
 #define PIS_WANT_MAX   16
 #define PIS_LOOKUP     256      /* slots of the event table (hashed) */
 #define PIS_BATCH      4096     /* records collected per flush at most */
+/* An input cut mid-record: its first window header must start in the
+ * first PIS_LEAD_MAX bytes. */
+#define PIS_LEAD_MAX   (1u << 20)
 
 struct pis_slots;               /* records collected, see reader.c */
 
@@ -130,7 +135,7 @@ struct pis_reader {
     unsigned char lk_code[PIS_LOOKUP];
     /* The class index (pis_class_index) of each value of the class bits. */
     unsigned char class_of[1u << 12];
-    struct pis_slots *slots;    /* two: windows are walked in pairs */
+    struct pis_slots *slots;    /* the window's records collected */
     struct pis_cpu_stats *cpu;  /* PIS_MAX_CPUS entries */
     struct pis_read_stats st;
     uint64_t pos;               /* absolute offset of the next byte */
@@ -140,6 +145,7 @@ struct pis_reader {
     int done;
     /* resynchronisation state */
     int resync;
+    int lead;                   /* resync from byte 0: no window yet */
     uint64_t resync_start;
     char resync_why[160];
 };

@@ -46,6 +46,7 @@ int pis_report_merge(struct pis_report *dst, const struct pis_report *src)
     d->lost_records += s->lost_records;
     d->corrupt_bytes += s->corrupt_bytes;
     d->corrupt_events += s->corrupt_events;
+    d->lead_bytes += s->lead_bytes;
     d->truncated_bytes += s->truncated_bytes;
     d->truncated_windows += s->truncated_windows;
     d->missing_bytes += s->missing_bytes;

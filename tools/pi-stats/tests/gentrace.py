@@ -119,3 +119,12 @@ def window_offsets(data):
         out.append((off, cpu, size))
         off += 12 + size
     return out
+
+
+def long_tail(cpu=0, body=64, tail=3000):
+    """One window of PI_LIST_ADDs on cpu's list: lengths 0..body-1 once
+    each and one of tail (a long-tailed distribution)."""
+    lengths = list(range(body)) + [tail]
+    return window(cpu, [pi_add(10 + i, 1, 0, cpu, cpu, n, 0)
+                        for i, n in enumerate(lengths)])
+

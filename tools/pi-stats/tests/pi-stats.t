@@ -63,10 +63,14 @@ def run_json(args, want_rc=EXIT_OK, input_bytes=None):
     return json.loads(out), err
 
 
+INPUTS = []                     # every input the tests write
+
+
 def write(name, data):
     path = os.path.join(WORK, name)
     with open(path, 'wb') as f:
         f.write(data)
+    INPUTS.append(path)
     return path
 
 
@@ -278,6 +282,130 @@ def real_stdin_pipe_equals_mmap():
     eq(b, a, 'pipe result')
 
 
+@test
+def compressed_inputs_equal_plain():
+    """gzip, xz and zstd copies of the real dumps (compressed here), as
+    files and through a pipe, give the plain file's results; concatenated
+    streams are read one after the other; a cut or corrupt stream is an
+    input error naming the compressed byte."""
+    tools = {'gz': ['gzip', '-c'], 'xz': ['xz', '-c', '-T1'],
+             'zst': ['zstd', '-q', '-c']}
+    for name in ('credit2-hvm-8cpu.xentrace', 'rtds-8cpu.xentrace'):
+        path = real(name)
+        want, _ = run_json([path])
+        want['inputs'][0].pop('name')
+        with open(path, 'rb') as f:
+            plain = f.read()
+        for ext, cmd in tools.items():
+            packed = subprocess.run(cmd, input=plain, stdout=subprocess.PIPE,
+                                    check=True).stdout
+            z = write('%s.%s' % (name, ext), packed)
+            got, _ = run_json([z])
+            got['inputs'][0].pop('name')
+            eq(got, want, '%s.%s as a file' % (name, ext))
+            got, _ = run_json(['-'], input_bytes=packed)
+            got['inputs'][0].pop('name')
+            eq(got, want, '%s.%s through a pipe' % (name, ext))
+            twice, _ = run_json([write('twice.' + ext, packed + packed)])
+            eq(twice['records'], 2 * want['records'],
+               'two concatenated %s streams' % ext)
+            rc, out, err = run([write('cut.' + ext, packed[:len(packed) // 2])])
+            eq(rc, EXIT_IO, 'cut %s stream rc' % ext)
+            eq(out, '', 'cut %s stream prints no report' % ext)
+            check('ends inside a compressed stream' in err and
+                  'compressed input' in err, 'cut %s: %s' % (ext, err))
+            bad = bytearray(packed)
+            for k in range(len(bad) // 3, len(bad) // 3 + 64):
+                bad[k] ^= 0x5a
+            rc, out, err = run([write('bad.' + ext, bytes(bad))])
+            eq(rc, EXIT_IO, 'corrupt %s stream rc: %s' % (ext, err))
+            eq(out, '', 'corrupt %s stream prints no report' % ext)
+            # what was decoded before the damage was seen may have drawn
+            # warnings; the error is the last line
+            last = err.strip().splitlines()[-1]
+            check('corrupt' in last and 'compressed input' in last,
+                  'corrupt %s: %s' % (ext, err))
+    # the tcg dump as shipped (xz)
+    got, _ = run_json([os.path.join(TRACES, 'tcg-boot-all.xentrace.xz')])
+    want, _ = run_json([real('tcg-boot-all.xentrace.xz')])
+    got['inputs'][0].pop('name')
+    want['inputs'][0].pop('name')
+    eq(got, want, 'tcg .xz as shipped')
+
+
+@test
+def input_cut_mid_record_resyncs_at_first_window():
+    """A dump whose first bytes are cut off: the reader starts at the first
+    sound window header, reports the bytes before it, and finds every
+    record of the windows after it (window offsets from a header walk
+    here)."""
+    path = real('credit2-hvm-8cpu.xentrace')
+    with open(path, 'rb') as f:
+        data = f.read()
+    starts, ends, off = [], [], 0
+    while off < len(data):
+        size = struct.unpack_from('<I', data, off + 8)[0]
+        starts.append(off)
+        off += 12 + size
+        ends.append(off)
+    full, _ = run_json([path])
+    per_window = []                     # records of each window
+    for st, en in zip(starts, ends):
+        n, q = 0, st + 12
+        while q < en:
+            h = struct.unpack_from('<I', data, q)[0]
+            q += 4 + 8 * (h >> 31) + 4 * ((h >> 28) & 7)
+            n += 1
+        per_window.append(n)
+    eq(sum(per_window), full['records'], 'header walk of the full dump')
+    for cut in (1, 4, 100, 8495, 8496 + 3):
+        nxt = next(i for i, st in enumerate(starts) if st >= cut)
+        js, err = run_json([write('cut%d' % cut, data[cut:])])
+        eq(js['skipped_at_start'], starts[nxt] - cut, 'cut %d skipped' % cut)
+        eq(js['corrupt_bytes'], starts[nxt] - cut, 'cut %d corrupt' % cut)
+        eq(js['windows'], len(starts) - nxt, 'cut %d windows' % cut)
+        eq(js['records'], sum(per_window[nxt:]), 'cut %d records' % cut)
+        check('input starts inside a record' in err, err)
+        rc, out, _ = run([write('cut%d' % cut, data[cut:])])
+        check('cut start  %d bytes skipped' % (starts[nxt] - cut) in out,
+              'text header: ' + out[:600])
+        # through a pipe: the same
+        js2, _ = run_json(['-'], input_bytes=data[cut:])
+        js2['inputs'][0].pop('name')
+        js['inputs'][0].pop('name')
+        eq(js2, js, 'cut %d through a pipe' % cut)
+    # nothing plausible: still not a trace
+    rc, out, err = run([write('cutnone', data[1:200])])
+    eq(rc, EXIT_NOT_TRACE, 'no window header after the cut')
+    check('not a xentrace file' in err, err)
+    rc, _, _ = run(['--strict', write('cut1', data[1:])])
+    eq(rc, EXIT_DATA, '--strict on a cut start')
+
+
+@test
+def json_file_names_not_utf8():
+    """File names are bytes: JSON stays valid UTF-8, a byte that is not
+    part of well-formed UTF-8 becomes U+FFFD, "name_hex" keeps the bytes;
+    control characters and quotes are escaped; valid UTF-8 passes."""
+    src = real('rtds-8cpu.xentrace')
+    raw = b'caf\xe9-\xc0\xaf-\xed\xa0\x80-\x01"\\-\xe2\x82\xac.bin'
+    path = os.path.join(os.fsencode(WORK), raw)
+    shutil.copyfile(src, path)
+    p = subprocess.run([os.fsencode(PI), b'--json', path, path],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    eq(p.returncode, 0, 'rc: %r' % p.stderr)
+    text = p.stdout.decode('utf-8')         # strict: raises if not UTF-8
+    js = json.loads(text)
+    name = js['inputs'][0]['name']
+    want = os.fsdecode(os.fsencode(WORK)) + '/caf\ufffd-\ufffd\ufffd-' \
+        '\ufffd\ufffd\ufffd-\x01"\\-\u20ac.bin'
+    eq(name, want, 'name with replacement characters')
+    eq(bytes.fromhex(js['inputs'][0]['name_hex']), path, 'name_hex')
+    eq(js['wakeup_cycles']['max_input'], None, 'no samples, no max_input')
+    plain, _ = run_json([src])
+    check('name_hex' not in plain['inputs'][0], 'UTF-8 names have no hex')
+
+
 # ------------------------------------------------------- hand-built PI
 def pi_trace():
     """Two pCPUs plus sparse 4000; windows of one pCPU out of cross-CPU
@@ -392,6 +520,44 @@ def text_coarsens_long_linear_histograms():
                                       [100, 150, 50], [150, 200, 50]],
        '--len-step 50')
     eq(js['list_length']['p50'], 99, 'percentiles stay exact')
+
+
+@test
+def long_tail_list_lengths_log2_in_text_and_svg():
+    """Lengths 0..63 once each and one 3000: linear rows widened to fit
+    the terminal would put 64 of 65 samples in [0, 64), so text and SVG
+    switch to log2 buckets; JSON keeps width-1 buckets."""
+    path = write('longtail.bin', g.long_tail())
+    rc, out, _ = run([path])
+    eq(rc, 0, 'rc')
+    check('log2 buckets (long tail' in out, out)
+    sect = out.split('@list_length')[1].split('\n\n')[0]
+    rows = re.findall(r'^(\[[^\]]*?[\])])\s+(\d+) \|(@*) *\|$', sect, re.M)
+    # counts by hand: [2^k, 2^(k+1)) holds 2^k of 0..63; 3000 in [2K, 4K)
+    want = [('[0, 1)', 1), ('[1, 2)', 1), ('[2, 4)', 2), ('[4, 8)', 4),
+            ('[8, 16)', 8), ('[16, 32)', 16), ('[32, 64)', 32),
+            ('[64, 128)', 0), ('[128, 256)', 0), ('[256, 512)', 0),
+            ('[512, 1K)', 0), ('[1K, 2K)', 0), ('[2K, 4K)', 1)]
+    eq([(r[0], int(r[1])) for r in rows], want, 'log2 rows')
+    eq([len(r[2]) for r in rows],
+       [(n * 52 + 31) // 32 for _, n in want], 'bar lengths')
+    js, _ = run_json([path])
+    eq(len(js['list_length']['buckets']), 65, 'json keeps step 1')
+    eq(js['list_length']['max'], 3000, 'max')
+    svg = os.path.join(WORK, 'longtail.svg')
+    rc, _, err = run(['-q', '--svg', svg, path])
+    eq(rc, 0, 'svg rc: ' + err)
+    root = ET.parse(svg).getroot()
+    ns = '{http://www.w3.org/2000/svg}'
+    panel = root.findall(ns + 'g')[0]
+    title = ''.join(panel.find(ns + 'text').itertext())
+    check('(log2 buckets)' in title, 'svg title: ' + title)
+    bars = [r.find(ns + 'title').text for r in panel.iter(ns + 'rect')
+            if r.find(ns + 'title') is not None]
+    eq(bars, ['[%s): %d' % (lo_hi, n) for lo_hi, n in zip(
+        ['0, 1', '1, 2', '2, 4', '4, 8', '8, 16', '16, 32', '32, 64',
+         '64, 128', '128, 256', '256, 512', '512, 1K', '1K, 2K',
+         '2K, 4K'], [n for _, n in want])], 'svg bars')
 
 
 @test
@@ -1252,6 +1418,22 @@ def since_until_time_ranges():
         eq(rc, EXIT_USAGE, 'rc %r' % args)
         eq(len(err.strip().splitlines()), 1, 'one line: ' + err)
         check('--since' in err or '--until' in err, err)
+
+
+@test
+def decoders_agree_on_every_input():
+    """The batched PI decoder and the per-record one (and whole and
+    chunked reads) give equal results on the real dumps and on every
+    input the tests above wrote (test_agree); last, so it sees them all."""
+    files = [real(n) for n in FACTS] + sorted(set(
+        p for p in INPUTS if os.path.exists(p)))
+    check(len(files) > 40, 'inputs: %d' % len(files))
+    p = subprocess.run([os.path.join(UNIT, 'test_agree')] + files,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    out = p.stdout.decode(errors='replace')
+    check(p.returncode == 0, 'test_agree failed:\n' + out[-3000:])
+    eq(out.strip().splitlines()[-1], '# %d checks, 0 failed' %
+       (6 * len(files)), 'checks run')
 
 
 def main():
