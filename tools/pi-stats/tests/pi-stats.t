@@ -1133,6 +1133,23 @@ def signal_prints_report_of_what_was_read():
         eq(last['wakeup_cycles']['max'], 500, 'wakeup max')
         eq(last['truncated_windows'], 1, 'the half window is reported')
         check('Sanitizer' not in err and 'runtime error' not in err, err)
+    # before any byte arrived (the first bytes are read to look for a
+    # compression magic): the input ends empty, no hang
+    p = subprocess.Popen([PI, '-'], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    time.sleep(1)       # let it reach the read (the check needs no timing)
+    p.send_signal(signal.SIGINT)
+    try:
+        p.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+        raise Fail('SIGINT before any data: still reading after 20 s')
+    eq(p.returncode, EXIT_NOT_TRACE, 'nothing read: an empty input')
+    check('empty input' in p.stderr.read().decode(), 'says so')
+    p.stdin.close()
+    p.stdout.close()
+    p.stderr.close()
     # without --interval, in text, the report is there too
     lv = Live([])
     lv.feed(LIVE_A + LIVE_B)
