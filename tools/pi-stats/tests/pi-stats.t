@@ -1109,6 +1109,18 @@ LIVE_A = g.window(0, [g.pi_add(1000, 1, 0, 0, 0, 3, 0),
 LIVE_B = g.window(1, [g.pi_add(2000, 1, 2, 0, 1, 7, 0)])
 
 
+def wait_caught(pid, sig):
+    """Until process pid catches sig (its handler is installed), from
+    /proc/PID/status SigCgt; a 20 s guard against a hang."""
+    for _ in range(2000):
+        with open('/proc/%d/status' % pid) as f:
+            cgt = [ln for ln in f if ln.startswith('SigCgt:')]
+        if cgt and int(cgt[0].split()[1], 16) >> (sig - 1) & 1:
+            return
+        time.sleep(0.01)
+    raise Fail('pid %d never caught signal %d' % (pid, sig))
+
+
 @test
 def signal_prints_report_of_what_was_read():
     import signal
@@ -1137,7 +1149,8 @@ def signal_prints_report_of_what_was_read():
     # compression magic): the input ends empty, no hang
     p = subprocess.Popen([PI, '-'], stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    time.sleep(1)       # let it reach the read (the check needs no timing)
+    wait_caught(p.pid, signal.SIGINT)
+    time.sleep(0.2)     # most likely in read() by now; either way it ends
     p.send_signal(signal.SIGINT)
     try:
         p.wait(timeout=20)
@@ -1150,13 +1163,15 @@ def signal_prints_report_of_what_was_read():
     p.stdin.close()
     p.stdout.close()
     p.stderr.close()
-    # without --interval, in text, the report is there too
-    lv = Live([])
+    # in text, the report follows the interval lines
+    lv = Live(['--interval', '0.05'])
     lv.feed(LIVE_A + LIVE_B)
-    time.sleep(0.5)     # let it read (the check below does not need it)
+    lv.until(lambda ln: ' 4 records' in ln)
     rc, out, err = lv.finish(signal.SIGINT)
     eq(rc, EXIT_OK, 'text rc')
-    check(out.startswith('=== - ===\n'), 'text report: ' + out[:200])
+    # A (92 bytes) and B (12 + 28)
+    check('\n=== - ===\n  input      132 bytes' in '\n' + out,
+          'text report after the lines: ' + out[:300])
 
 
 @test
