@@ -1051,6 +1051,19 @@ def install_and_man_page():
     for word in ('EXIT STATUS', 'JSON', 'max_offset', 'lost_records',
                  '--cpu-mhz', '--strict'):
         check(word in text, 'man page lacks ' + word)
+    # every option of --help is in the man page and the README
+    rc, helptext, _ = run(['--help'])
+    with open(os.path.join(TOOL, 'README.md')) as f:
+        readme = f.read()
+    opts = sorted(set(re.findall(r'--[a-z][a-z-]+', helptext)))
+    for word in ('--interval', '--by', '--top', '--compare', '--since',
+                 '--until'):
+        check(word in opts, '--help lacks ' + word)
+    for word in opts:
+        check(word in text, 'man page lacks ' + word)
+    for word in ('--interval', '--by', '--top', '--compare', '--since',
+                 '--until', '/dev/stdout'):
+        check(word in readme, 'README lacks ' + word)
 
 
 # ------------------------------------------------------- live pipes
