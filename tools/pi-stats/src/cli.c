@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +43,9 @@ static void usage(FILE *f)
 "      --by pcpu|domain|vcpu  list lengths and spills by the list's pCPU\n"
 "                      (default) or by the domain or vCPU added to it\n"
 "      --top N         text tables: only the N worst rows (by max, p99)\n"
+"      --since T       only PI records at or after T, and\n"
+"      --until T       before T: seconds from the input's first PI record\n"
+"                      with a TSC given a clock, else absolute TSC values\n"
 "      --strict        exit 5 on corrupt, truncated or disordered data\n"
 "  -q, --quiet         no warnings on stderr (errors still shown)\n"
 "  -h, --help          this help\n"
@@ -131,6 +135,58 @@ static int resolve_clock(struct pis_cli *c, const char *mhz,
     return GO_ON;
 }
 
+/* One end of --since/--until: seconds (>= 0) given a clock, else a TSC
+ * value.  Returns 0 or -1. */
+static int range_end(const char *s, double hz, int64_t *rel, uint64_t *abs)
+{
+    unsigned long long v;
+    double sec;
+
+    if (hz > 0) {
+        if (parse_seconds(s, &sec) || sec < 0 || sec * hz >= 9.2e18)
+            return -1;
+        *rel = (int64_t)ceil(sec * hz);
+        return 0;
+    }
+    if (strcmp(s, "0") == 0) {
+        *abs = 0;
+        return 0;
+    }
+    if (parse_pos(s, &v))
+        return -1;
+    *abs = v;
+    return 0;
+}
+
+/* --since/--until, once the clock is known. */
+static int resolve_range(struct pis_cli *c)
+{
+    struct pis_range *r = &c->o.range;
+    const char *want = c->o.clock_hz > 0 ?
+        "a number of seconds >= 0 (a clock is given)" :
+        "a TSC value (no clock: give --cpu-mhz or --tsc-hz for seconds)";
+
+    if (!c->o.since && !c->o.until)
+        return GO_ON;
+    r->on = 1;
+    r->relative = c->o.clock_hz > 0;
+    r->rlo = INT64_MIN;
+    r->rhi = INT64_MAX;
+    r->lo = 0;
+    r->hi = UINT64_MAX;
+    if (c->o.since && range_end(c->o.since, c->o.clock_hz, &r->rlo, &r->lo))
+        return usage_error("--since: want %s, got \"%s\"", want,
+                           c->o.since);
+    if (c->o.until && range_end(c->o.until, c->o.clock_hz, &r->rhi, &r->hi))
+        return usage_error("--until: want %s, got \"%s\"", want,
+                           c->o.until);
+    if (r->relative ? r->rlo >= r->rhi : r->lo >= r->hi)
+        return usage_error("--since %s is not before --until %s",
+                           c->o.since ? c->o.since : "(start)",
+                           c->o.until ? c->o.until : "(end)");
+    return GO_ON;
+}
+
 static int bad_option(char **argv)
 {
     if (optopt && optopt < 256)
@@ -164,7 +220,7 @@ static int finish(struct pis_cli *c, int argc, char **argv)
 }
 
 enum { O_SVG = 256, O_CPU, O_MHZ, O_HZ, O_STEP, O_STRICT, O_INTERVAL, O_BY,
-       O_TOP, O_COMPARE };
+       O_TOP, O_COMPARE, O_SINCE, O_UNTIL };
 
 static const struct option lopts[] = {
     { "json", no_argument, NULL, 'j' },
@@ -180,6 +236,8 @@ static const struct option lopts[] = {
     { "by", required_argument, NULL, O_BY },
     { "top", required_argument, NULL, O_TOP },
     { "compare", no_argument, NULL, O_COMPARE },
+    { "since", required_argument, NULL, O_SINCE },
+    { "until", required_argument, NULL, O_UNTIL },
     { "quiet", no_argument, NULL, 'q' },
     { "help", no_argument, NULL, 'h' },
     { "version", no_argument, NULL, 'V' },
@@ -226,6 +284,12 @@ static int one_option(struct pis_cli *c, int opt, char **argv,
         return GO_ON;
     case O_BY:
         return parse_by(c, optarg);
+    case O_SINCE:
+        c->o.since = optarg;
+        return GO_ON;
+    case O_UNTIL:
+        c->o.until = optarg;
+        return GO_ON;
     case O_COMPARE:
         c->o.compare = 1;
         return GO_ON;
@@ -268,7 +332,8 @@ int pis_cli_parse(struct pis_cli *c, int argc, char **argv)
     while ((opt = getopt_long(argc, argv, "jco:qhV", lopts, NULL)) != -1)
         if ((rc = one_option(c, opt, argv, &mhz, &tschz)) != GO_ON)
             return rc;
-    if ((rc = resolve_clock(c, mhz, tschz)) != GO_ON)
+    if ((rc = resolve_clock(c, mhz, tschz)) != GO_ON ||
+        (rc = resolve_range(c)) != GO_ON)
         return rc;
     return finish(c, argc, argv);
 }

@@ -59,11 +59,14 @@ struct source {
     size_t inpos, inlen, incap;
     uint64_t in_off;            /* bytes read from fd */
     int in_eof, done;
+    volatile sig_atomic_t *stop;  /* a read interrupted with it set ends */
+    int stopped;                /* the input here */
 };
 
 #define SRC_IN (1u << 16)
 
-/* read() with EINTR retried; -1 with err set. */
+/* read() with EINTR retried unless the stop flag is set (then 0); -1
+ * with err set. */
 static ssize_t read_fd(struct source *s, unsigned char *buf, size_t cap,
                        char *err, size_t errlen)
 {
@@ -72,6 +75,10 @@ static ssize_t read_fd(struct source *s, unsigned char *buf, size_t cap,
         if (got >= 0) {
             s->in_off += (uint64_t)got;
             return got;
+        }
+        if (errno == EINTR && s->stop && *s->stop) {
+            s->stopped = 1;
+            return 0;
         }
         if (errno != EINTR) {
             snprintf(err, errlen, "read error at byte %llu%s: %s",
@@ -88,7 +95,7 @@ static ssize_t read_fd(struct source *s, unsigned char *buf, size_t cap,
 static ssize_t src_read(struct source *s, unsigned char *buf, size_t cap,
                         char *err, size_t errlen)
 {
-    if (s->done)
+    if (s->done || s->stopped)
         return 0;
     if (!s->d) {
         size_t n = s->inlen - s->inpos;
@@ -107,6 +114,8 @@ static ssize_t src_read(struct source *s, unsigned char *buf, size_t cap,
             ssize_t g = read_fd(s, s->in, s->incap, err, errlen);
             if (g < 0)
                 return -1;
+            if (s->stopped)     /* not the end of the compressed data */
+                return 0;
             s->in_eof = g == 0;
             s->inpos = 0;
             s->inlen = (size_t)g;
@@ -226,7 +235,6 @@ static enum pis_input_status open_source(struct source *src, int fd,
     enum pis_comp c;
     ssize_t n = 0;
 
-    memset(src, 0, sizeof(*src));
     src->fd = fd;
     src->incap = SRC_IN;
     if (!(src->in = malloc(src->incap)))
@@ -280,6 +288,8 @@ enum pis_input_status pis_input_run(struct pis_reader *r, const char *path,
             close(fd);
         return PIS_INPUT_IO;
     }
+    memset(&src, 0, sizeof(src));
+    src.stop = ctl ? ctl->stop : NULL;
     st = open_source(&src, fd, &sb, err, errlen);
     if (st == PIS_INPUT_OK) {
         st = PIS_INPUT_NOMEM;

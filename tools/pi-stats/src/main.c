@@ -222,8 +222,9 @@ static int read_inputs(const struct pis_cli *c, struct pis_report *reps,
             return PIS_EXIT_INTERNAL;
         }
         reps[i].pi.by = c->o.by;
-        r = analyse(&reps[i], name, i, c->quiet, c->o.by == PIS_BY_PCPU,
-                    &ctl, &live);
+        reps[i].pi.range = c->o.range;
+        r = analyse(&reps[i], name, i, c->quiet,
+                    c->o.by == PIS_BY_PCPU && !c->o.range.on, &ctl, &live);
         if (r == PIS_EXIT_INTERNAL)
             return r;
         if (r != PIS_EXIT_OK) {

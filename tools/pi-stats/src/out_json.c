@@ -279,7 +279,9 @@ static int body(FILE *f, const struct pis_report *r,
     kv(f, "no_tsc", c->no_tsc, 1);
     kv(f, "malformed", c->malformed, 1);
     kv(f, "filtered_out", c->filtered_out, 1);
+    kv(f, "out_of_range", c->out_of_range, 1);
     fprintf(f, "}");
+    kvn(f, "range_base_tsc", r->pi.range.have_base, r->pi.range.base);
     kv(f, "spilled_adds", c->spilled_adds, 1);
     fprintf(f, ",\"limit\":{");
     kv(f, "unbounded_adds", c->unbounded_adds, 0);
@@ -337,7 +339,17 @@ int pis_out_json(FILE *f, struct pis_report *const *in, int n,
         jstr(f, o->cpu_list);
     else
         fprintf(f, "null");
-    fprintf(f, ",\"by\":\"%s\",\"ninputs\":%d,", pis_by_name[o->by], n);
+    fprintf(f, ",\"by\":\"%s\",\"range\":", pis_by_name[o->by]);
+    if (o->range.on) {
+        fprintf(f, "{\"since\":");
+        o->since ? jstr(f, o->since) : (void)fprintf(f, "null");
+        fprintf(f, ",\"until\":");
+        o->until ? jstr(f, o->until) : (void)fprintf(f, "null");
+        fprintf(f, ",\"unit\":\"%s\"}", o->range.relative ? "s" : "tsc");
+    } else {
+        fprintf(f, "null");
+    }
+    fprintf(f, ",\"ninputs\":%d,", n);
     if (top == in[0] ? body_twice(f, top, o, &text, &len) : body(f, top, o))
         goto out;
     fprintf(f, ",\"inputs\":[");

@@ -327,6 +327,14 @@ static void header(FILE *f, const struct pis_report *r,
     else
         fprintf(f, "  clock      unknown: values are TSC cycles "
                 "(give --cpu-mhz or --tsc-hz)\n");
+    if (o->range.on) {
+        fprintf(f, "  range      [%s, %s) %s", o->since ? o->since : "start",
+                o->until ? o->until : "end", o->range.relative ?
+                "s from the first PI record with a TSC" : "TSC");
+        if (o->range.relative && r->pi.range.have_base)
+            fprintf(f, " (tsc %" PRIu64 ")", r->pi.range.base);
+        fprintf(f, ", %" PRIu64 " PI records outside\n", c->out_of_range);
+    }
     if (!r->merged && st->have_tsc) {
         uint64_t span = st->tsc_max - st->tsc_min;
         fprintf(f, "  TSC span   %" PRIu64 " cycles (%" PRIu64 "..%" PRIu64

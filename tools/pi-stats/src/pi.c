@@ -224,8 +224,29 @@ static void old_end(struct pis_pi *p, const struct pis_rec *rec)
     sample(p, PIS_M_WAKE_CYCLES, rec->cpu, rec->tsc - o->tsc, rec, rec->tsc);
 }
 
+static int in_range(struct pis_range *r, const struct pis_rec *rec)
+{
+    int64_t d;
+
+    if (!rec->has_tsc)
+        return 0;
+    if (!r->relative)
+        return rec->tsc >= r->lo && rec->tsc < r->hi;
+    if (!r->have_base) {
+        r->base = rec->tsc;
+        r->have_base = 1;
+    }
+    d = (int64_t)(rec->tsc - r->base);
+    return d >= r->rlo && d < r->rhi;
+}
+
 void pis_pi_record(struct pis_pi *p, const struct pis_rec *rec)
 {
+    if (p->range.on && rec->event != TRC_LOST_RECORDS &&
+        !in_range(&p->range, rec)) {
+        p->c.out_of_range++;
+        return;
+    }
     switch (rec->event) {
     case TRC_LOST_RECORDS:
         if (p->open[rec->cpu].open) {
@@ -526,5 +547,5 @@ uint64_t pis_pi_events(const struct pis_pi *p)
 {
     return p->c.list_add + p->c.list_move + p->c.wakeup + p->c.legacy_block +
            p->c.legacy_start + p->c.legacy_end + p->c.malformed +
-           p->c.filtered_out;
+           p->c.filtered_out + p->c.out_of_range;
 }

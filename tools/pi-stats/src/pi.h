@@ -37,6 +37,17 @@ struct pis_pi_counts {
     uint64_t no_tsc;            /* new-style PI records without a TSC */
     uint64_t malformed;         /* too few words, or a cpu id > 4095 */
     uint64_t filtered_out;      /* samples outside --cpu */
+    uint64_t out_of_range;      /* records outside --since/--until */
+};
+
+/* --since/--until: records kept when their TSC is in [lo, hi), counted
+ * from base (the TSC of the input's first PI record that has one) when
+ * relative, else absolute TSC values. */
+struct pis_range {
+    int on, relative, have_base;
+    uint64_t base;
+    int64_t rlo, rhi;           /* relative: cycles from base */
+    uint64_t lo, hi;            /* absolute */
 };
 
 struct pis_pi_open {            /* legacy WAKEUP_START waiting for END */
@@ -52,6 +63,7 @@ struct pis_pi {
     const unsigned char *cpu_filter;  /* bitmap, NULL = all */
     enum pis_by by;             /* list lengths also by domain or vCPU */
     struct pis_owners owners;   /* filled when by != PIS_BY_PCPU */
+    struct pis_range range;     /* needs batched = 0 */
     int file;                   /* input index stamped on samples */
     int oom;
 };
@@ -62,7 +74,8 @@ int pis_pi_init(struct pis_pi *p, const unsigned char *cpu_filter);
 void pis_pi_free(struct pis_pi *p);
 /* Register the events this decoder needs with a reader: batched = 1 for
  * speed, 0 to see every record in file order through pis_pi_record (the
- * results are the same).  by != PIS_BY_PCPU needs batched = 0. */
+ * results are the same).  by != PIS_BY_PCPU and range.on need
+ * batched = 0. */
 int pis_pi_want(struct pis_reader *r, int batched);
 void pis_pi_record(struct pis_pi *p, const struct pis_rec *rec);
 void pis_pi_batch(struct pis_pi *p, const struct pis_batch *b);

@@ -33,6 +33,8 @@ struct pis_out_opts {
     enum pis_by by;             /* list_length rows by pCPU, domain, vCPU */
     unsigned top;               /* text tables: the N worst rows, 0 = all */
     int compare;                /* --compare: inputs 0 and 1 side by side */
+    const char *since, *until;  /* --since/--until as given, or NULL */
+    struct pis_range range;     /* what they select */
 };
 
 int pis_report_init(struct pis_report *r, const char *name,

@@ -1110,6 +1110,18 @@ LIVE_A = g.window(0, [g.pi_add(1000, 1, 0, 0, 0, 3, 0),
 LIVE_B = g.window(1, [g.pi_add(2000, 1, 2, 0, 1, 7, 0)])
 
 
+def wait_caught(pid, sig):
+    """Until process pid catches sig (its handler is installed), from
+    /proc/PID/status SigCgt; a 20 s guard against a hang."""
+    for _ in range(2000):
+        with open('/proc/%d/status' % pid) as f:
+            cgt = [ln for ln in f if ln.startswith('SigCgt:')]
+        if cgt and int(cgt[0].split()[1], 16) >> (sig - 1) & 1:
+            return
+        time.sleep(0.01)
+    raise Fail('pid %d never caught signal %d' % (pid, sig))
+
+
 @test
 def signal_prints_report_of_what_was_read():
     import signal
@@ -1134,13 +1146,33 @@ def signal_prints_report_of_what_was_read():
         eq(last['wakeup_cycles']['max'], 500, 'wakeup max')
         eq(last['truncated_windows'], 1, 'the half window is reported')
         check('Sanitizer' not in err and 'runtime error' not in err, err)
-    # without --interval, in text, the report is there too
-    lv = Live([])
+    # before any byte arrived (the first bytes are read to look for a
+    # compression magic): the input ends empty, no hang
+    p = subprocess.Popen([PI, '-'], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    wait_caught(p.pid, signal.SIGINT)
+    time.sleep(0.2)     # most likely in read() by now; either way it ends
+    p.send_signal(signal.SIGINT)
+    try:
+        p.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+        raise Fail('SIGINT before any data: still reading after 20 s')
+    eq(p.returncode, EXIT_NOT_TRACE, 'nothing read: an empty input')
+    check('empty input' in p.stderr.read().decode(), 'says so')
+    p.stdin.close()
+    p.stdout.close()
+    p.stderr.close()
+    # in text, the report follows the interval lines
+    lv = Live(['--interval', '0.05'])
     lv.feed(LIVE_A + LIVE_B)
-    time.sleep(0.5)     # let it read (the check below does not need it)
+    lv.until(lambda ln: ' 4 records' in ln)
     rc, out, err = lv.finish(signal.SIGINT)
     eq(rc, EXIT_OK, 'text rc')
-    check(out.startswith('=== - ===\n'), 'text report: ' + out[:200])
+    # A (92 bytes) and B (12 + 28)
+    check('\n=== - ===\n  input      132 bytes' in '\n' + out,
+          'text report after the lines: ' + out[:300])
 
 
 @test
@@ -1360,6 +1392,65 @@ def compare_before_after():
     rc, out, err = run(['--compare', b, os.path.join(WORK, 'missing')])
     eq(rc, EXIT_IO, 'missing AFTER')
     eq(out, '', 'no half report')
+
+
+# ------------------------------------------------------- --since/--until
+def range_trace():
+    """pCPU 1's window first in the file (its first add, TSC 5000, is the
+    base), then pCPU 0's, earlier in time, and a PI_LIST_ADD without TSC."""
+    return (g.window(1, [g.pi_add(5000, 1, 0, 1, 1, 1, 0),
+                         g.pi_add(7000, 1, 1, 1, 1, 2, 0),
+                         g.pi_wakeup(9000, 1, 1, 100)]) +
+            g.window(0, [g.pi_add(4000, 1, 2, 0, 0, 3, 0),
+                         g.pi_add(6000, 1, 3, 0, 0, 4, 0),
+                         g.pi_wakeup(8000, 1, 1, 200),
+                         g.rec(g.PI_ADD, None, [1, 0, 9, 0])]))
+
+
+@test
+def since_until_time_ranges():
+    path = write('range.bin', range_trace())
+    # 1000 Hz: --since 1 --until 3.5 keeps base+1000 <= tsc < base+3500,
+    # i.e. TSC 6000..8499: the adds at 7000 (len 2) and 6000 (len 4) and
+    # the wakeup at 8000 (200 cycles); 5000, 9000, 4000 and the add
+    # without TSC are outside (4)
+    js, _ = run_json(['--tsc-hz', '1000', '--since', '1', '--until', '3.5',
+                      path])
+    eq(js['range'], {'since': '1', 'until': '3.5', 'unit': 's'}, 'range')
+    eq(js['range_base_tsc'], 5000, 'base: first PI record with a TSC')
+    eq(js['pi_events']['out_of_range'], 4, 'outside')
+    eq((js['pi_events']['list_add'], js['pi_events']['wakeup']), (2, 1),
+       'kept')
+    eq((js['list_length']['min'], js['list_length']['max']), (2, 4), 'll')
+    eq(js['wakeup_cycles']['max'], 200, 'wakeup')
+    # only --until 1: rel < 1000 -> TSC < 6000, records before the base
+    # count too (negative times): 5000 and 4000
+    js, _ = run_json(['--tsc-hz', '1000', '--until', '1', path])
+    eq(sorted(int(v) for v in js['list_length']['per_cpu']), [0, 1], 'cpus')
+    eq((js['list_length']['count'], js['list_length']['max']), (2, 3),
+       'until only: lengths {1, 3}')
+    # without a clock, TSC values: [6000, 9000) keeps 7000, 6000, 8000
+    js, _ = run_json(['--since', '6000', '--until', '9000', path])
+    eq(js['range']['unit'], 'tsc', 'unit')
+    eq(js['range_base_tsc'], None, 'no base for absolute values')
+    eq((js['pi_events']['list_add'], js['pi_events']['wakeup'],
+        js['pi_events']['out_of_range']), (2, 1, 4), 'tsc range')
+    # --since 9000: only the wakeup at 9000 (100 cycles)
+    js, _ = run_json(['--since', '9000', path])
+    eq((js['list_length']['count'], js['wakeup_cycles']['max']), (0, 100),
+       'since is inclusive')
+    rc, out, err = run(['--tsc-hz', '1000', '--since', '1', path])
+    check('  range      [1, end) s from the first PI record with a TSC '
+          '(tsc 5000), 3 PI records outside\n' in out, out[:600])
+    for args in (['--since', '-5'], ['--since', 'x'], ['--until', '1.5'],
+                 ['--tsc-hz', '1000', '--since', '-1'],
+                 ['--tsc-hz', '1000', '--until', 'soon'],
+                 ['--since', '9000', '--until', '9000'],
+                 ['--tsc-hz', '1000', '--since', '2', '--until', '1']):
+        rc, out, err = run(args + [path])
+        eq(rc, EXIT_USAGE, 'rc %r' % args)
+        eq(len(err.strip().splitlines()), 1, 'one line: ' + err)
+        check('--since' in err or '--until' in err, err)
 
 
 @test
