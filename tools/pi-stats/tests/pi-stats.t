@@ -835,6 +835,7 @@ def usage_errors_help_version():
     rc, out, err = run(['--help'])
     eq(rc, 0, 'help rc')
     check('Exit status: 0 ok' in out and '--cpu-mhz' in out, 'help text')
+    check('gzip/xz/zstd' in out, 'help names compressed inputs')
     rc, out, err = run(['--version'])
     eq(rc, 0, 'version rc')
     check(re.match(r'pi-stats \d+\.\d+\.\d+\n$', out), out)
