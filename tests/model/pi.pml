@@ -468,15 +468,8 @@ end_wait:
                 FIXUP_OVR(v, nc, fb);
                 plen[nc] = plen[nc] + 1
             }
-#if defined(MUT_SN_LATE)
-            spin_unlock(nc);
-            sn[v] = 0                   /* bug: SN cleared after the unlock */
-#elif defined(MUT_FIXUP_SN_LEFT)
-            spin_unlock(nc)             /* bug: SN left set */
-#else
             sn[v] = 0;                  /* pi_clear_sn() */
             spin_unlock(nc)
-#endif
         fi;
 #else /* !UPSTREAM_FIXUP */
         /*
