@@ -165,13 +165,13 @@ inline sync_pir_to_irr(v, got)
 /*
  * pi_spill_target(): lengths of the online pCPUs other than @cpu, read one
  * at a time without locks, from a rotor (any start: the model does not keep
- * the rotor); the shortest below @limit, else @cpu.  One socket and one
+ * the rotor); the shortest below @lim, else @cpu.  One socket and one
  * pool, and PI_SPILL_PROBES (4) >= NCPU - 1: the first pass looks at every
  * other online pCPU, and the second pass is not modelled.
  */
-inline spill_target(cpu, res, i, n, bestlen)
+inline spill_target(cpu, lim, res, i, n, bestlen)
 {
-    res = cpu; bestlen = LIMIT;
+    res = cpu; bestlen = lim;
     if
     :: i = 0
     :: i = 1
@@ -212,7 +212,7 @@ inline vmx_vcpu_block(v, cpu, lc, ok, i, n, bl)
     if
     :: LIMIT && plen[cpu] >= LIMIT ->
         unlock_irq(cpu, cpu);               /* spin_unlock_irqrestore() */
-        spill_target(cpu, lc, i, n, bl);    /* pi_spill_target() */
+        spill_target(cpu, LIMIT, lc, i, n, bl);  /* pi_spill_target() */
         if
         :: lc != cpu ->
             lock_irq(cpu, lc);
@@ -453,7 +453,7 @@ end_wait:
             vcpu_unblock(v)
         :: else ->
             /* new_cpu = pi_spill_target() ?: cpumask_any(&cpu_online_map) */
-            spill_target(DEAD, nc, i, n, bl);
+            spill_target(DEAD, LIMIT, nc, i, n, bl);
             if :: nc == DEAD -> nc = 0; fb = 1 :: else -> skip fi;
 #ifdef MUT_FIXUP_DEAD_TARGET
             nc = DEAD;
@@ -474,10 +474,12 @@ end_wait:
 #else /* !UPSTREAM_FIXUP */
         /*
          * The fixed fixup: no SN window.  The new NDST is written under the
-         * new list's lock, then (full barrier) ON is tested: an interrupt
-         * posted before the write notified the dead pCPU but left ON set; one
+         * new list's lock, then (smp_mb()) ON is tested: an interrupt posted
+         * before the write notified the dead pCPU but left ON set; one
          * posted after it notifies the new pCPU, whose handler waits for this
-         * lock and then finds the vCPU on its list.
+         * lock and then finds the vCPU on its list.  The target: the
+         * shortest list below the limit, else the shortest, else any online
+         * pCPU (one pool in the model).
          */
         /*
          * The target's length is checked again under its lock (a block
@@ -485,8 +487,15 @@ end_wait:
          * look again.
          */
         do
-        :: spill_target(DEAD, nc, i, n, bl);
-            if :: nc == DEAD -> nc = 0; fb = 1 :: else -> skip fi;
+        :: spill_target(DEAD, LIMIT, nc, i, n, bl);
+            if
+            :: nc == DEAD ->
+                /* none below the limit: the shortest, else any online */
+                fb = 1;
+                spill_target(DEAD, 255, nc, i, n, bl);
+                if :: nc == DEAD -> nc = 0 :: else -> skip fi
+            :: else -> skip
+            fi;
 #ifdef MUT_FIXUP_DEAD_TARGET
             nc = DEAD;
 #endif
