@@ -25,6 +25,7 @@ mkdir -p "$out"
 
 # one NAME FLAGS...: verify pi.pml built with FLAGS in $out/NAME; prints
 # "NAME errors states seconds depth"
+# shellcheck disable=SC2317 # called through xargs below
 one() {
     local name=$1; shift
     local d=$out/$name
