@@ -11,7 +11,7 @@ export JOBS NONET XEN_SRC
 
 .PHONY: help deps tree pq-import pq-export xen xen-debug xen-release tools \
 	series-check pi-stats pi-harness e2e e2e-shell e2e-flake xen-stock bench \
-	fuzz demo check
+	fuzz model demo check
 
 help:
 	@echo "make demo          build the patched Xen and show what it gives"
@@ -29,6 +29,7 @@ help:
 	@echo "make xen-stock     Xen from the base alone, no patch (build/xen-stock)"
 	@echo "make bench         pi-stats vs xenalyze, and the harness figures"
 	@echo "make fuzz          libFuzzer on the pi-stats reader (FUZZ_SECONDS=60)"
+	@echo "make model         Spin: the PI blocking-list model, and its mutants rejected"
 	@echo "XEN_SRC=/path      use your own Xen 4.17 tree as the base"
 
 deps:
@@ -93,6 +94,11 @@ fuzz:
 	@scripts/deps.sh fuzz
 	@$(MAKE) -s -C tools/pi-stats fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)
 
+# Needs no Xen tree: the model is written from pi.c, not compiled from it.
+model:
+	@scripts/deps.sh model
+	@tests/model/run.sh
+
 # The main job: the bound, replayed by the harness on the 2017 scenario
 # (128 vCPUs on one pCPU), recorded as real xentrace files and read back
 # by pi-stats; plus where the patched Xen is.
@@ -112,8 +118,9 @@ demo: xen tools pi-harness pi-stats
 # tests/series/series-check.t runs last: it builds build/xen after each
 # patch in turn, trusting no earlier build, and leaves it at the series.
 check: deps
-	@scripts/deps.sh e2e fuzz
+	@scripts/deps.sh e2e fuzz model
 	@$(MAKE) -s --no-print-directory xen tools pi-stats
 	@prove -f tests/foundation/*.t tools/pi-stats/tests/pi-stats.t \
 	    tests/sanitizers/*.t tests/topology/*.t tests/pi-harness/*.t \
+	    tests/model/*.t \
 	    tests/e2e/*.t tests/series/*.t

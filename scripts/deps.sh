@@ -3,7 +3,7 @@
 # are missing, and say which and how long it took.  Needs root (or sudo)
 # and Debian's registry.
 #
-# usage: deps.sh [GROUP...]   groups: build (default), e2e, fuzz
+# usage: deps.sh [GROUP...]   groups: build (default), e2e, fuzz, model
 #
 # When it cannot install, it installs nothing and says what to do in one
 # line on stderr.  Exit status:
@@ -26,6 +26,7 @@ build_pkgs="make gcc git bison flex acpica-tools libyajl-dev uuid-dev
     ca-certificates perl dpkg-dev"
 e2e_pkgs="qemu-system-x86 busybox-static cpio"
 fuzz_pkgs="clang libclang-rt-14-dev"
+model_pkgs="spin"
 
 groups=${*:-build}
 want=
@@ -34,7 +35,8 @@ for g in $groups; do
     build) want="$want $build_pkgs" ;;
     e2e)   want="$want $e2e_pkgs" ;;
     fuzz)  want="$want $fuzz_pkgs" ;;
-    *) echo "deps: unknown group '$g' (build, e2e, fuzz)" >&2; exit 2 ;;
+    model) want="$want $model_pkgs" ;;
+    *) echo "deps: unknown group '$g' (build, e2e, fuzz, model)" >&2; exit 2 ;;
     esac
 done
 

@@ -1,0 +1,673 @@
+/*
+ * pi.pml: Promela model of the VT-d posted-interrupt blocking lists of
+ * xen/arch/x86/hvm/vmx/pi.c (the series' tree), with the hardware's side of
+ * posting.  Checked by Spin (tests/model/run.sh); docs/pi-bound.md says what
+ * it covers.
+ *
+ * Each step cites the function of pi.c (or of Xen around it) that it models.
+ * A step is one atomic memory access of the C code unless it is a spinlock
+ * section whose data nobody reads without that lock.
+ *
+ * Configuration (cpp -D):
+ *   NCPU 2..3, NVCPU 2..3    pCPUs and vCPUs
+ *   LIMIT                    vmx-pi-list-limit (0: no bound)
+ *   NBLOCK                   times each vCPU halts
+ *   NIRQ                     interrupts the device posts
+ *   HOTPLUG                  pCPU NCPU-1 goes offline once, then online
+ *   TIMER                    one wakeup of a blocked vCPU by something other
+ *                            than its posted interrupt (vcpu_unblock())
+ *   MIGRATE                  a woken vCPU may run on another online pCPU
+ *   HOME0                    every vCPU starts on pCPU 0 (default: on NCPU-1)
+ *   HOME_SPLIT               vCPU 0 starts on NCPU-1, the others on pCPU 0
+ *   UPSTREAM_FIXUP           the CPU-dead fixup as upstream has it (SN set
+ *                            while the entry is examined); else the fixed one
+ *   MUT_*                    one bug each, see tests/model/mutants
+ */
+
+#ifndef NCPU
+#define NCPU 3
+#endif
+#ifndef NVCPU
+#define NVCPU 2
+#endif
+#ifndef LIMIT
+#define LIMIT 1
+#endif
+#ifndef NBLOCK
+#define NBLOCK 1
+#endif
+#ifndef NIRQ
+#define NIRQ 1
+#endif
+
+#define NONE    255     /* NULL lock pointer, no pCPU */
+#define POSTED  0       /* NV = posted_intr_vector */
+#define WAKEUP  1       /* NV = pi_wakeup_vector */
+#define DEAD    (NCPU - 1)      /* the pCPU that goes offline */
+
+#if defined(HOME0)
+#define HOME(v) 0
+#elif defined(HOME_SPLIT)
+#define HOME(v) ((v) == 0 -> DEAD : 0)
+#else
+#define HOME(v) DEAD
+#endif
+
+/* ---- PI descriptor of each vCPU (written by Xen and by the IOMMU) ---- */
+bool pir[NVCPU];        /* any PIR bit set */
+bool on[NVCPU];         /* ON: outstanding notification */
+bool sn[NVCPU];         /* SN: suppress notification */
+byte ndst[NVCPU];       /* NDST, as the pCPU it names */
+bit  nv[NVCPU];         /* NV: POSTED or WAKEUP */
+
+/* ---- struct vmx_pi_blocking_vcpu per pCPU, and v->arch.hvm.vmx.pi_blocking */
+byte lst[NCPU];         /* the list: bit v set = v's list_head is on it */
+byte plen[NCPU];         /* ->len */
+bool lock[NCPU];        /* ->lock held */
+byte lkp[NVCPU];        /* pi_blocking.lock, as the pCPU of the list; NONE */
+
+/* ---- pCPUs ---- */
+bool online[NCPU];      /* cpu_online_map */
+byte irqoff[NCPU];      /* code running on the pCPU has interrupts off */
+bool irr[NCPU];         /* pi_wakeup_vector pending in the pCPU's LAPIC */
+
+/* ---- scheduler ---- */
+bool blocked[NVCPU];    /* _VPF_blocked */
+byte proc[NVCPU];       /* v->processor */
+bool ingst[NVCPU];      /* running in non-root mode */
+byte busy;              /* Xen code in flight: stop_machine waits for 0 */
+
+/* ---- ghosts, read only by the checks ---- */
+bool asleep[NVCPU];     /* vcpu_block() decided to sleep, not woken since */
+bool ovr[NVCPU];        /* on a list through an add the docs allow over LIMIT */
+bool fixing;            /* between the pCPU's death and the end of its fixup */
+
+#define BIT(v)          (1 << (v))
+#define ONL(c, v)       ((lst[c] & BIT(v)) != 0)
+
+/*
+ * The IOMMU posting an interrupt (VT-d spec 5.2.3, one atomic update of the
+ * descriptor): set the PIR bit; if ON and SN are clear, set ON and send NV
+ * to NDST.  A notification to an offline pCPU is lost.  posted_intr_vector
+ * to the pCPU where the vCPU runs in non-root mode is processed by the CPU
+ * there (ON cleared, PIR moved to the vIRR); anywhere else Xen only raises
+ * a softirq, and ON stays for vmx_sync_pir_to_irr().
+ */
+inline post(v)
+{
+    atomic {
+        pir[v] = 1;
+        if
+        :: !on[v] && !sn[v] ->
+            on[v] = 1;
+            if
+            :: nv[v] == WAKEUP && online[ndst[v]] -> irr[ndst[v]] = 1
+            :: nv[v] == POSTED && ingst[v] && proc[v] == ndst[v] ->
+                on[v] = 0; pir[v] = 0
+            :: else -> skip
+            fi
+        :: else -> skip
+        fi
+    }
+}
+
+inline spin_lock(c)   { atomic { !lock[c] -> lock[c] = 1 } }
+inline spin_unlock(c) { assert(lock[c]); lock[c] = 0 }
+/*
+ * spin_lock_irqsave() / spin_unlock_irqrestore() by code running on pCPU
+ * @cpu.  The model turns interrupts off once the lock is taken, not before
+ * spinning: more interleavings, not fewer.
+ */
+inline lock_irq(cpu, c)   { atomic { !lock[c] -> lock[c] = 1; irqoff[cpu]++ } }
+inline unlock_irq(cpu, c) { atomic { assert(lock[c]); lock[c] = 0; irqoff[cpu]-- } }
+
+/* pi_list_add() + pi_list_grew(); the lock pointer is already set. */
+inline list_add(c, v)
+{
+    d_step {
+        assert(!ONL(c, v));
+        lst[c] = lst[c] | BIT(v);
+        plen[c] = plen[c] + 1
+    }
+}
+
+/* pi_list_del(): list_del(), ->len - 1, lock pointer = NULL */
+inline list_del(c, v)
+{
+    d_step {
+        lst[c] = lst[c] & ~BIT(v);
+#ifndef MUT_LEN_NOT_DEC
+        plen[c] = plen[c] - 1;
+#endif
+        lkp[v] = NONE;
+        ovr[v] = 0
+    }
+}
+
+/* vcpu_unblock(): test_and_clear_bit(_VPF_blocked), vcpu_wake() */
+inline vcpu_unblock(v)
+{
+    atomic { blocked[v] = 0; asleep[v] = 0 }
+}
+
+/*
+ * vmx_sync_pir_to_irr() (vmx.c), reached from local_events_need_delivery()
+ * and vmx_intr_assist(): only if test_and_clear ON, read (xchg) PIR.  The
+ * model takes any ON as a deliverable interrupt.
+ */
+inline sync_pir_to_irr(v, got)
+{
+    got = 0;
+    atomic { if :: on[v] -> on[v] = 0; got = 1 :: else -> skip fi }
+    if :: got -> pir[v] = 0 :: else -> skip fi
+}
+
+/*
+ * pi_spill_target(): lengths of the online pCPUs other than @cpu, read one
+ * at a time without locks, from a rotor (any start: the model does not keep
+ * the rotor); the shortest below @lim, else @cpu.  One socket and one
+ * pool, and PI_SPILL_PROBES (4) >= NCPU - 1: the first pass looks at every
+ * other online pCPU, and the second pass is not modelled.
+ */
+inline spill_target(cpu, lim, res, i, n, bestlen)
+{
+    res = cpu; bestlen = lim;
+    if
+    :: i = 0
+    :: i = 1
+#if NCPU > 2
+    :: i = 2
+#endif
+    fi;
+    n = 0;
+    do
+    :: n < NCPU ->
+        atomic {
+            if
+            :: i != cpu && online[i] && plen[i] < bestlen ->
+                res = i; bestlen = plen[i]
+            :: else -> skip
+            fi;
+            i = (i + 1) % NCPU;
+            n++
+        }
+    :: else -> break
+    od;
+    atomic { i = 0; n = 0; bl = 0 }
+}
+
+/*
+ * vmx_vcpu_block(v), running on pCPU @cpu = v->processor, from vcpu_block().
+ */
+inline vmx_vcpu_block(v, cpu, lc, ok, i, n, bl)
+{
+    lc = cpu;
+#ifdef MUT_NV_EARLY
+    nv[v] = WAKEUP;                         /* bug: NV before the list */
+#endif
+#ifdef MUT_SKIP_ON
+    if :: on[v] -> goto blk_done :: else -> skip fi;   /* bug: no insertion */
+#endif
+    lock_irq(cpu, cpu);                     /* spin_lock_irqsave(&pbv->lock) */
+    if
+    :: LIMIT && plen[cpu] >= LIMIT ->
+        unlock_irq(cpu, cpu);               /* spin_unlock_irqrestore() */
+        spill_target(cpu, LIMIT, lc, i, n, bl);  /* pi_spill_target() */
+        if
+        :: lc != cpu ->
+            lock_irq(cpu, lc);
+#if defined(MUT_SPILL_NO_LEN_RECHECK)
+            ok = online[lc];
+#elif defined(MUT_SPILL_NO_ONLINE_RECHECK)
+            ok = plen[lc] < LIMIT;
+#else
+            ok = online[lc] && plen[lc] < LIMIT;  /* cpu_online() && len < limit */
+#endif
+            if
+            :: ok -> goto blk_add
+            :: else -> skip
+            fi;
+            unlock_irq(cpu, lc);
+            lc = cpu
+        :: else -> skip
+        fi;
+        lock_irq(cpu, cpu)
+    :: else -> skip
+    fi;
+blk_add:
+    /* cmpxchg(&pi_blocking.lock, NULL, &pbv->lock): the model's check */
+    assert(lkp[v] == NONE);
+    lkp[v] = lc;
+    /* ghost: the docs allow going over the limit on the own list only */
+    ovr[v] = (LIMIT && plen[lc] >= LIMIT && lc == cpu);
+    assert(online[lc]);
+    list_add(lc, v);                        /* pi_list_add() */
+    if
+    :: lc != cpu ->
+#ifndef MUT_SPILL_NO_NDST
+        ndst[v] = lc                        /* write_atomic(&pi_desc->ndst) */
+#else
+        skip
+#endif
+    :: else -> skip
+    fi;
+    unlock_irq(cpu, lc);                    /* spin_unlock_irqrestore() */
+    nv[v] = WAKEUP;                         /* write_atomic(&pi_desc->nv) */
+blk_done:
+    skip
+}
+
+/*
+ * vmx_pi_unblock_vcpu(v) from vmx_pi_do_resume() (vmx_vmenter_helper(),
+ * interrupts already off), v running on @cpu.
+ */
+inline vmx_pi_unblock_vcpu(v, cpu, l)
+{
+#ifndef MUT_NO_NDST_RESTORE
+    if :: ndst[v] != cpu -> ndst[v] = cpu :: else -> skip fi;
+#endif
+    nv[v] = POSTED;                         /* write_atomic(&pi_desc->nv) */
+    do
+    :: l = lkp[v];                          /* read_atomic(&pi_blocking.lock) */
+        if
+        :: l == NONE -> goto unb_out
+        :: else -> skip
+        fi;
+        spin_lock(l);                       /* spin_lock_irqsave() */
+#ifdef MUT_NO_UNBLOCK_RECHECK
+        if
+        :: lkp[v] != NONE -> list_del(l, v); break
+        :: else -> break
+        fi
+#else
+        if
+        :: lkp[v] == l -> list_del(l, v); break    /* pi_list_del() */
+        :: lkp[v] == NONE -> break
+        :: else -> skip
+        fi;
+        spin_unlock(l)                      /* moved by the fixup: retry */
+#endif
+    od;
+    spin_unlock(l);
+unb_out:
+#ifndef MUT_NO_NDST_RESTORE
+    if :: ndst[v] != cpu -> ndst[v] = cpu :: else -> skip fi
+#else
+    skip
+#endif
+}
+
+/* vmx_pi_switch_to(v) on @cpu, from the full context switch. */
+inline vmx_pi_switch_to(v, cpu)
+{
+    ndst[v] = cpu;
+    sn[v] = 0
+}
+
+/*
+ * A vCPU: runs, halts NBLOCK times (vcpu_block() -> vmx_vcpu_block()), is
+ * woken, scheduled (maybe elsewhere, maybe by a lazy context switch) and
+ * resumed (vmx_intr_assist(), then vmx_vmenter_helper() -> vmx_pi_do_resume()).
+ */
+proctype vcpu(byte v)
+{
+    byte nb = NBLOCK, q = HOME(v), last = HOME(v), l, lc, i, n, bl;
+    bool ok, got;
+
+    /* It starts in non-root mode on its home pCPU (see init). */
+    do
+    :: nb == 0 -> break
+    :: else ->
+        /* HLT vmexit: vcpu_block() */
+        atomic { ingst[v] = 0; busy++; blocked[v] = 1 }   /* set_bit(_VPF_blocked) */
+        vmx_vcpu_block(v, q, lc, ok, i, n, bl);           /* arch_vcpu_block() */
+        /* local_events_need_delivery() */
+        sync_pir_to_irr(v, got);
+        atomic {
+            if
+            :: got -> blocked[v] = 0                      /* clear_bit() */
+            :: else -> asleep[v] = blocked[v]
+            fi;
+            busy--;
+            lc = 0; ok = 0; got = 0
+        }
+        nb--;
+end_asleep:
+        !blocked[v];                                      /* woken */
+        /* schedule(): v->processor, context switch */
+        atomic {
+            q = proc[v];
+#ifdef MIGRATE
+            if
+            :: skip
+            :: online[0] -> q = 0
+            :: online[1] -> q = 1
+#if NCPU > 2
+            :: online[2] -> q = 2
+#endif
+            fi;
+            proc[v] = q;
+#endif
+            busy++
+        }
+        if
+        :: q == last -> skip        /* lazy: curr_vcpu == v, no __context_switch() */
+        :: vmx_pi_switch_to(v, q)
+        fi;
+        last = q;
+        sync_pir_to_irr(v, got);                          /* vmx_intr_assist() */
+        irqoff[q]++;                                      /* cli */
+        got = 0;
+        vmx_pi_unblock_vcpu(v, q, l);                     /* vmx_pi_do_resume() */
+        atomic { irqoff[q]--; ingst[v] = 1; busy--; l = 0 }   /* VM entry */
+    od
+}
+
+/*
+ * The pi_wakeup_vector handler of pCPU @c: vmx_pi_wakeup(), interrupt
+ * context, only while the pCPU has interrupts on.
+ */
+proctype wakeup(byte c)
+{
+    byte v;
+
+end_idle:
+    do
+    :: atomic { irr[c] && online[c] && irqoff[c] == 0 ->
+                irr[c] = 0; irqoff[c]++; busy++ }
+        spin_lock(c);                                   /* spin_lock(lock) */
+        v = 0;
+        do                      /* list_for_each_entry_safe(), in vCPU order */
+        :: v < NVCPU ->
+            if
+            :: ONL(c, v) && on[v] ->                    /* pi_test_on() */
+                list_del(c, v);                         /* pi_list_del() */
+                vcpu_unblock(v)
+            :: else -> skip
+            fi;
+            v++
+        :: else -> break
+        od;
+        spin_unlock(c);
+        atomic { irqoff[c]--; busy--; v = 0 }
+    od
+}
+
+/*
+ * cpu_down(DEAD) from CPU0, then cpu_up(DEAD).  stop_machine: every other
+ * pCPU sits in its stop_machine action, so no Xen code is in flight and the
+ * pCPU runs no vCPU (the model does not preempt running vCPUs).
+ */
+/*
+ * The fixup may go over the limit: by default (as the docs say) only when
+ * pi_spill_target() found no list below it; with STRICT_FIXUP_BOUND only
+ * when no online list is below it at the time of the move.
+ */
+#ifdef STRICT_FIXUP_BOUND
+#define FIXUP_OVR(v, nc, fb) \
+    ovr[v] = (LIMIT && plen[nc] >= LIMIT && \
+              !((online[0] && 0 != DEAD && plen[0] < LIMIT) || \
+                (online[1] && 1 != DEAD && plen[1] < LIMIT) || \
+                (NCPU > 2 && online[NCPU - 1] && NCPU - 1 != DEAD && \
+                 plen[NCPU - 1] < LIMIT)))
+#else
+#define FIXUP_OVR(v, nc, fb) ovr[v] = (LIMIT && plen[nc] >= LIMIT && fb)
+#endif
+
+proctype hotplug()
+{
+    byte v, nc, i, n, bl;
+    bool fb;            /* ghost: the over-limit move is one the docs allow */
+
+end_wait:
+    atomic {
+        busy == 0 && irqoff[DEAD] == 0 &&
+        !((ingst[0] && proc[0] == DEAD) || (ingst[1] && proc[1] == DEAD)
+#if NVCPU > 2
+          || (ingst[2] && proc[2] == DEAD)
+#endif
+         ) ->
+        online[DEAD] = 0;               /* __cpu_disable() */
+        irr[DEAD] = 0;                  /* the dead pCPU takes no interrupt */
+        fixing = 1;
+        /* cpu_disable_scheduler(): its vCPUs go to CPU0 */
+        v = 0;
+        do
+        :: v < NVCPU -> if :: proc[v] == DEAD -> proc[v] = 0 :: else -> skip fi; v++
+        :: else -> break
+        od
+    }
+
+    /* CPU_DEAD: vmx_cpu_dead() -> vmx_pi_desc_fixup(DEAD), on CPU0 */
+    lock_irq(0, DEAD);                  /* spin_lock_irqsave(old_lock) */
+    v = 0;
+    do                                  /* list_for_each_entry_safe() */
+    :: v < NVCPU && !ONL(DEAD, v) -> v++
+    :: v < NVCPU && ONL(DEAD, v) ->
+#ifdef UPSTREAM_FIXUP
+        sn[v] = 1;                      /* pi_set_sn() */
+        if
+        :: on[v] ->                     /* pi_test_on() */
+            list_del(DEAD, v);          /* pi_list_del() */
+            sn[v] = 0;                  /* pi_clear_sn() */
+            vcpu_unblock(v)
+        :: else ->
+            /* new_cpu = pi_spill_target() ?: cpumask_any(&cpu_online_map) */
+            spill_target(DEAD, LIMIT, nc, i, n, bl);
+            if :: nc == DEAD -> nc = 0; fb = 1 :: else -> skip fi;
+#ifdef MUT_FIXUP_DEAD_TARGET
+            nc = DEAD;
+#endif
+            spin_lock(nc);
+            ndst[v] = nc;               /* write_atomic(&pi_desc.ndst) */
+            d_step {                    /* list_move(), lock = new_lock, lens */
+                lst[DEAD] = lst[DEAD] & ~BIT(v);
+                lst[nc] = lst[nc] | BIT(v);
+                lkp[v] = nc;
+                plen[DEAD] = plen[DEAD] - 1;
+                FIXUP_OVR(v, nc, fb);
+                plen[nc] = plen[nc] + 1
+            }
+            sn[v] = 0;                  /* pi_clear_sn() */
+            spin_unlock(nc)
+        fi;
+#else /* !UPSTREAM_FIXUP */
+        /*
+         * The fixed fixup: no SN window.  The new NDST is written under the
+         * new list's lock, then (smp_mb()) ON is tested: an interrupt posted
+         * before the write notified the dead pCPU but left ON set; one
+         * posted after it notifies the new pCPU, whose handler waits for this
+         * lock and then finds the vCPU on its list.  The target: the
+         * shortest list below the limit, else the shortest, else any online
+         * pCPU (one pool in the model).
+         */
+        /*
+         * The target's length is checked again under its lock (a block
+         * path may have filled it since it was read): if it is full now,
+         * look again.
+         */
+        do
+        :: spill_target(DEAD, LIMIT, nc, i, n, bl);
+            if
+            :: nc == DEAD ->
+                /* none below the limit: the shortest, else any online */
+                fb = 1;
+                spill_target(DEAD, 255, nc, i, n, bl);
+                if :: nc == DEAD -> nc = 0 :: else -> skip fi
+            :: else -> skip
+            fi;
+#ifdef MUT_FIXUP_DEAD_TARGET
+            nc = DEAD;
+#endif
+            spin_lock(nc);
+            if
+#ifdef MUT_FIXUP_NO_LEN_RECHECK
+            :: true -> break            /* bug: the length is not checked again */
+#else
+            :: fb || !LIMIT || plen[nc] < LIMIT -> break
+#endif
+            :: else -> spin_unlock(nc)
+            fi
+        od;
+#ifdef MUT_FIXUP_SN_LEFT
+        sn[v] = 1;                      /* bug: SN set and never cleared */
+#endif
+        ndst[v] = nc;                   /* write_atomic(&pi_desc.ndst); smp_mb() */
+#ifdef MUT_FIXUP_MOVES_ON
+        if
+        :: true ->                      /* bug: ON not tested */
+#else
+        if
+        :: on[v] ->                     /* pi_test_on() */
+            list_del(DEAD, v);          /* pi_list_del() */
+            vcpu_unblock(v)
+        :: else ->
+#endif
+            d_step {                    /* list_move(), lock = new_lock, lens */
+                lst[DEAD] = lst[DEAD] & ~BIT(v);
+                lst[nc] = lst[nc] | BIT(v);
+                lkp[v] = nc;
+                plen[DEAD] = plen[DEAD] - 1;
+                FIXUP_OVR(v, nc, fb);
+                plen[nc] = plen[nc] + 1
+            }
+        fi;
+        spin_unlock(nc);
+#endif
+        atomic { v++; nc = 0; fb = 0 }
+    :: else -> break
+    od;
+    unlock_irq(0, DEAD);                /* spin_unlock_irqrestore() */
+    fixing = 0;
+
+    /* cpu_up(DEAD): vmx_pi_per_cpu_init() on the new pCPU, then online */
+#ifdef MUT_INIT_AFTER_ONLINE
+    online[DEAD] = 1;
+#endif
+    d_step { lst[DEAD] = 0; plen[DEAD] = 0 }   /* INIT_LIST_HEAD(), len = 0 */
+#ifndef MUT_INIT_AFTER_ONLINE
+    online[DEAD] = 1
+#endif
+}
+
+/* Posts NIRQ interrupts, each to any vCPU, at any time. */
+proctype device()
+{
+    byte k = NIRQ;
+
+end_dev:
+    do
+    :: k > 0 -> if :: post(0) :: post(1)
+#if NVCPU > 2
+                   :: post(2)
+#endif
+                fi; k--
+    :: k == 0 -> break
+    od
+}
+
+#ifdef TIMER
+/* One wakeup of a vCPU by something else (timer, event channel). */
+proctype timer()
+{
+    if
+    :: vcpu_unblock(0)
+    :: vcpu_unblock(1)
+#if NVCPU > 2
+    :: vcpu_unblock(2)
+#endif
+    fi
+}
+#endif
+
+/* ---- invariants, checked in every state ---- */
+#define POP(c)      (((lst[c] >> 0) & 1) + ((lst[c] >> 1) & 1) + ((lst[c] >> 2) & 1))
+#define NOLOCK      (!lock[0] && !lock[1] && (NCPU < 3 || !lock[NCPU - 1]))
+/* H1: a vCPU's lock pointer names the list holding it; length exact */
+#define ID_OK(c, v) (lock[c] || (ONL(c, v) == (lkp[v] == c)))
+#define LEN_OK(c)   (lock[c] || plen[c] == POP(c))
+/* H3/H6: a blocked vCPU on a list with the wakeup vector: NDST names that
+ * list's pCPU, SN clear (outside the list lock's critical sections) */
+#define BLK_OK(v)   ((!(blocked[v] && nv[v] == WAKEUP && lkp[v] != NONE && \
+                        !lock[lkp[v]]) || (ndst[v] == lkp[v] && !sn[v])) && \
+                     !(blocked[v] && nv[v] == WAKEUP && lkp[v] == NONE && NOLOCK))
+/* H4: a vCPU asleep in vcpu_block() is on a list of an online pCPU, with
+ * the wakeup vector (no list lock held: nobody is moving or removing it) */
+#define SLEEP_OK(v) (!(asleep[v] && NOLOCK && !fixing) || \
+                     (lkp[v] != NONE && nv[v] == WAKEUP && online[lkp[v]]))
+/* H5: a vCPU in non-root mode is on no list, NDST its pCPU, NV posted */
+#define GST_OK(v)   (!ingst[v] || (lkp[v] == NONE && ndst[v] == proc[v] && \
+                                   nv[v] == POSTED && !sn[v]))
+/* H7: an offline pCPU, once fixed up, holds no list */
+#define OFF_OK(c)   (online[c] || fixing || (lst[c] == 0 && plen[c] == 0))
+/* the bound: entries beyond LIMIT are the adds the docs allow */
+#define OVR(c, v)   (ONL(c, v) && ovr[v])
+#define NOVR(c)     (OVR(c, 0) + OVR(c, 1) + (NVCPU > 2 && OVR(c, 2)))
+#define BND_OK(c)   (!LIMIT || lock[c] || plen[c] <= LIMIT + NOVR(c))
+
+#define CPU_OK(c)   (ID_OK(c, 0) && ID_OK(c, 1) && (NVCPU < 3 || ID_OK(c, 2)) && \
+                     LEN_OK(c) && OFF_OK(c) && BND_OK(c))
+#define VCPU_OK(v)  (BLK_OK(v) && SLEEP_OK(v) && GST_OK(v))
+#define INV         (CPU_OK(0) && CPU_OK(1) && (NCPU < 3 || CPU_OK(NCPU - 1)) && \
+                     VCPU_OK(0) && VCPU_OK(1) && (NVCPU < 3 || VCPU_OK(NVCPU - 1)) && \
+                     (lst[0] & lst[1]) == 0 && \
+                     (NCPU < 3 || (lst[NCPU - 1] & (lst[0] | lst[1])) == 0))
+
+proctype invariants()
+{
+end_inv:
+    atomic { !INV -> assert(INV) }
+}
+
+/*
+ * No lost wakeup.  Every process of the model ends (NBLOCK halts, NIRQ
+ * posts, one hotplug) or waits for work: `timeout' holds once nothing can
+ * move.  A vCPU still blocked then with a PIR bit set had an interrupt
+ * posted that never woke it, and none ever will.
+ */
+proctype quiescence()
+{
+    timeout ->
+    assert(!(blocked[0] && pir[0]) && !(blocked[1] && pir[1]) &&
+           (NVCPU < 3 || !(blocked[NVCPU - 1] && pir[NVCPU - 1])));
+    assert(!irr[0] && !irr[1] && (NCPU < 3 || !irr[NCPU - 1]))
+}
+
+init
+{
+    byte v, c;
+
+    atomic {
+        c = 0;
+        do
+        :: c < NCPU -> online[c] = 1; c++
+        :: else -> break
+        od;
+        v = 0;
+        do
+        :: v < NVCPU ->
+            lkp[v] = NONE; ndst[v] = HOME(v); proc[v] = HOME(v);
+            nv[v] = POSTED; ingst[v] = 1; v++
+        :: else -> break
+        od;
+        c = 0;
+        do
+        :: c < NCPU -> run wakeup(c); c++
+        :: else -> break
+        od;
+        v = 0;
+        do
+        :: v < NVCPU -> run vcpu(v); v++
+        :: else -> break
+        od;
+        run device();
+#ifdef HOTPLUG
+        run hotplug();
+#endif
+#ifdef TIMER
+        run timer();
+#endif
+        run invariants();
+        run quiescence()
+    }
+}
