@@ -34,7 +34,7 @@ void harness_fixup(unsigned int cpu);
 void harness_wakeup(void);
 void harness_set_limit(const char *s);
 unsigned int harness_limit(void);
-void harness_account(struct domain *d);
+void harness_account(struct domain *d, bool assign);
 /* pCPU @c's list: head, lock; counters (0 for the reference build). */
 struct list_head *harness_list(unsigned int c);
 spinlock_t *harness_list_lock(unsigned int c);
@@ -74,6 +74,17 @@ void block(struct vcpu *v);
 unsigned int pick_online(uint64_t *rng);
 void cpu_offline(unsigned int x, uint64_t *rng);
 void cpu_up(unsigned int x);
+void suspend_resume(uint64_t *rng);
+/*
+ * vCPUs of domains with the PI hooks (B of the limit's formula), as the
+ * harness assigned and deassigned them.
+ */
+extern unsigned int blockable_vcpus;
+void hooks_toggle(void);
+/* Post to the vCPU the CPU-dead fixup is at, whenever it takes a lock. */
+extern bool fixup_posts;
+/* Switch tracing on from inside the first wakeup walk that wakes a vCPU. */
+extern bool trace_on_in_walk;
 void *vcpu_thread(void *arg);
 void *timer_thread(void *arg);
 
@@ -85,7 +96,12 @@ extern pthread_cond_t irq_cond[NR_CPUS];
 
 uint32_t ndst_of(unsigned int cpu);
 int post_interrupt(struct vcpu *v);
+bool sync_pir_to_irr(struct vcpu *v);
 void guest_runs(struct vcpu *v);
+/* The wakeup interrupt's handler on the current pCPU. */
+void wakeup_walk(void);
+extern __thread bool in_walk;
+extern __thread uint64_t walk_start;
 void raise_irq(int cpu);
 void *irq_thread(void *arg);
 void *device_thread(void *arg);
@@ -102,11 +118,16 @@ extern _Atomic uint64_t st_adds, st_spilled, st_over_limit, st_moves,
  */
 extern _Atomic bool over_excused[NR_CPUS];
 
+/* vmx-pi-list-limit=auto: the limit must be the documented formula. */
+extern bool limit_auto;
+
 void violation(const char *what, unsigned int a, unsigned int b);
 void note_max(_Atomic uint64_t *m, uint64_t v);
 int list_cpu_of(const struct vcpu *v);
 unsigned int count_list(unsigned int c);
 void check_invariants(bool final);
+/* Press the debug key pi.c registered; check what it prints. */
+void check_debug_key(void);
 
 /* ---- trace.c ---- */
 extern FILE *trace_file;
@@ -119,6 +140,8 @@ extern FILE *digest_file;
 struct scenario {
     const char *name, *trace;
     unsigned int pcpus, vcpus, seconds, events, burst, hotplug, devices;
+    unsigned int s3;            /* replay: suspend and resume every s3 events */
+    unsigned int hooks;         /* replay: hooks_toggle() every hooks events */
     uint64_t seed;
 };
 void run_replay(const struct scenario *s);

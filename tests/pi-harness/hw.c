@@ -68,13 +68,32 @@ int post_interrupt(struct vcpu *v)
     return cpu;
 }
 
-/* The guest consumes what was posted while it runs. */
+/*
+ * vmx_sync_pir_to_irr(): if ON was set, clear it and move PIR into the
+ * IRR (the vCPU then has an interrupt to take).
+ */
+bool sync_pir_to_irr(struct vcpu *v)
+{
+    struct pi_desc *d = &v->arch.hvm.vmx.pi_desc;
+
+    if ( !pi_test_and_clear_on(d) )
+        return false;
+    __atomic_store_n(&d->pir[1], 0, __ATOMIC_SEQ_CST);
+    return true;
+}
+
+/*
+ * The guest consumes what was posted while it runs: ON, then PIR, whatever
+ * ON was.  Bits posted while a preempted vCPU had SN set are thus taken as
+ * delivered; a blocked vCPU with PIR bits and no ON is what a stranded
+ * interrupt looks like (invariants.c).
+ */
 void guest_runs(struct vcpu *v)
 {
     struct pi_desc *d = &v->arch.hvm.vmx.pi_desc;
 
-    if ( pi_test_and_clear_on(d) )
-        __atomic_store_n(&d->pir[1], 0, __ATOMIC_SEQ_CST);
+    pi_test_and_clear_on(d);
+    __atomic_store_n(&d->pir[1], 0, __ATOMIC_SEQ_CST);
     /*
      * A running vCPU's notifications must go to its pCPU.  The code before
      * the series can get this wrong when a CPU-dead fixup races with the
@@ -88,6 +107,17 @@ void guest_runs(struct vcpu *v)
                   v->processor);
 #endif
     }
+}
+
+__thread bool in_walk;
+__thread uint64_t walk_start;
+
+void wakeup_walk(void)
+{
+    in_walk = true;
+    walk_start = rdtsc_ordered();
+    harness_wakeup();
+    in_walk = false;
 }
 
 void raise_irq(int cpu)
@@ -121,7 +151,7 @@ void *irq_thread(void *arg)
              cpu_online(cpu) )
         {
             st_walks++;
-            harness_wakeup();
+            wakeup_walk();
         }
         pthread_rwlock_unlock(&stop_machine);
         pthread_mutex_unlock(&irq_gate[cpu]);

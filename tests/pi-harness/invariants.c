@@ -6,6 +6,7 @@
 #include "harness.h"
 
 #include <inttypes.h>
+#include <stdarg.h>
 
 /* statistics */
 _Atomic uint64_t st_adds, st_spilled, st_over_limit, st_moves,
@@ -15,6 +16,91 @@ _Atomic uint64_t st_adds, st_spilled, st_over_limit, st_moves,
 
 _Atomic bool over_excused[NR_CPUS];
 static unsigned int limit_seen;
+bool limit_auto;
+
+static keyhandler_fn_t *key_fn;
+static unsigned char key_char;
+static char console[64 * NR_CPUS + 256];
+static size_t console_used;
+
+void register_keyhandler(unsigned char key, keyhandler_fn_t *fn,
+                         const char *desc, bool diagnostic)
+{
+    (void)desc;
+    (void)diagnostic;
+    assert(!key_fn);
+    key_fn = fn;
+    key_char = key;
+}
+
+void printk(const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    va_start(ap, fmt);
+    n = vsnprintf(console + console_used, sizeof(console) - console_used,
+                  fmt, ap);
+    va_end(ap);
+    if ( n > 0 )
+        console_used += n;
+    if ( console_used >= sizeof(console) )
+        console_used = sizeof(console) - 1;
+}
+
+/*
+ * The debug key prints the limit, then one line per online pCPU: its
+ * list's length and high-water mark.  Everything else is stopped.
+ */
+void check_debug_key(void)
+{
+    unsigned int c, cpu, len, max, limit, lines = 0;
+    const char *p;
+
+#ifdef PI_REF
+    return;     /* the code before the series has no such key */
+#endif
+    if ( !key_fn )
+    {
+        violation("no debug key for the lists' lengths", 0, 0);
+        return;
+    }
+    console_used = 0;
+    console[0] = 0;
+    key_fn(key_char);
+    p = strchr(console, '\n');
+    if ( sscanf(console, "'%*c' pressed -> dumping PI blocking lists "
+                "(limit %u)", &limit) != 1 || limit != harness_limit() || !p )
+    {
+        violation("debug key: no header with the limit", harness_limit(), 0);
+        return;
+    }
+    for ( c = 0; c < nr_cpu_ids; c++ )
+    {
+        if ( !cpu_online(c) )
+            continue;
+        if ( sscanf(p + 1, "CPU%u: %u blocked vCPUs, at most %u", &cpu,
+                    &len, &max) != 3 || cpu != c ||
+             len != count_list(c) || max != harness_list_max(c) )
+            violation("debug key: pCPU line wrong or missing", c, lines);
+        else
+            lines++;
+        if ( !(p = strchr(p + 1, '\n')) )
+            break;
+    }
+    if ( lines != (unsigned int)num_online_cpus() )
+        violation("debug key: lines for online pCPUs", lines,
+                  num_online_cpus());
+}
+
+/* max(8, ceil(B / P) + 4): docs/misc/vmx-pi-blocking.pandoc */
+static unsigned int documented_limit(void)
+{
+    unsigned int b = blockable_vcpus, p = num_online_cpus(), l;
+
+    l = (b + p - 1) / p + 4;
+    return l > 8 ? l : 8;
+}
 
 void violation(const char *what, unsigned int a, unsigned int b)
 {
@@ -92,6 +178,8 @@ void check_invariants(bool final)
             if ( is_blocked(v) && vmx->pi_desc.nv != WAKEUP_VECTOR )
                 violation("blocked vCPU's NV is not the wakeup vector",
                           v->vcpu_id, c);
+            if ( is_blocked(v) && pi_test_sn(&vmx->pi_desc) )
+                violation("blocked vCPU on a list has SN set", v->vcpu_id, c);
             if ( n > 4 * MAX_VCPUS )
             {
                 violation("list loops", c, n);
@@ -119,6 +207,18 @@ void check_invariants(bool final)
 
         if ( is_blocked(v) && lc < 0 )
             violation("blocked vCPU on no list", i, 0);
+        if ( lc >= 0 && !seen[i] )
+            violation("vCPU's lock names a list it is not on", i, lc);
+        /*
+         * Stranded interrupt: posted (PIR) with no notification pending
+         * (ON clear), to a vCPU that nothing will wake.  Only at quiescence:
+         * the guest and the IOMMU update PIR and ON in two steps.
+         */
+        if ( (final || !threaded) && is_blocked(v) &&
+             !pi_test_on(&v->arch.hvm.vmx.pi_desc) &&
+             v->arch.hvm.vmx.pi_desc.pir[1] )
+            violation("stranded interrupt: blocked vCPU has PIR without ON",
+                      i, lc);
         if ( is_blocked(v) && pi_test_on(&v->arch.hvm.vmx.pi_desc) &&
              v->arch.hvm.vmx.pi_desc.nv == WAKEUP_VECTOR &&
              (final || lc < 0 || !irq_pending[lc]) )
@@ -131,6 +231,10 @@ void check_invariants(bool final)
                     lc >= 0 ? cpu_online(lc) : -1);
         }
     }
-    (void)limit;
+#ifndef PI_REF
+    if ( limit_auto && limit != documented_limit() )
+        violation("limit is not the documented formula", limit,
+                  documented_limit());
+#endif
 }
 

@@ -13,7 +13,12 @@
  *                                 costs measured with rdtsc.
  *
  * Options: --scenario NAME --pcpus N --vcpus N --limit auto|N (N=0: none)
- * --seconds S --events N --seed N --trace FILE --digest FILE --xapic.
+ * --seconds S --events N --seed N --trace FILE --digest FILE --xapic;
+ * replay only: --s3 N (suspend and resume every N events), --fixup-posts
+ * (a device posts to the vCPU the CPU-dead fixup is moving whenever the
+ * fixup takes a list lock), --trace-on-in-walk (tracing switched on from
+ * inside a wakeup walk), --hooks N (every N events, a second domain gets
+ * or loses the PI hooks, after a deassign from a domain never assigned).
  * Prints one JSON object.  Exit status 1 when an invariant was broken or a
  * wakeup lost.
  *
@@ -36,6 +41,8 @@ int main(int argc, char **argv)
         { "digest", 1, NULL, 'd' }, { "xapic", 0, NULL, 'x' },
         { "all-on-0", 0, NULL, '0' }, { "burst", 1, NULL, 'b' },
         { "hotplug", 1, NULL, 'h' }, { "devices", 1, NULL, 'D' },
+        { "s3", 1, NULL, 'S' }, { "fixup-posts", 0, NULL, 'F' },
+        { "trace-on-in-walk", 0, NULL, 'W' }, { "hooks", 1, NULL, 'H' },
         { NULL, 0, NULL, 0 } };
     struct scenario s = {
         .name = "custom", .pcpus = 8, .vcpus = 32, .seconds = 5,
@@ -68,6 +75,10 @@ int main(int argc, char **argv)
         case 'b': s.burst = atoi(optarg); break;
         case 'h': s.hotplug = atoi(optarg); break;
         case 'D': s.devices = atoi(optarg); break;
+        case 'S': s.s3 = atoi(optarg); break;
+        case 'F': fixup_posts = true; break;
+        case 'W': trace_on_in_walk = true; break;
+        case 'H': s.hooks = atoi(optarg); break;
         default: return 2;
         }
     if ( s.pcpus < 2 || s.pcpus > NR_CPUS || !s.vcpus ||
@@ -78,6 +89,7 @@ int main(int argc, char **argv)
     }
     rng_seed(s.seed);
     harness_set_limit(limit);
+    limit_auto = !strcmp(limit, "auto");
     if ( s.trace && !(trace_file = fopen(s.trace, "wb")) )
     {
         perror(s.trace);

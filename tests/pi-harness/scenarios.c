@@ -112,14 +112,31 @@ static void replay_run_queue(struct replay_cost *rc, unsigned int limit)
             }
             note_max(&st_max_len, n);
         }
-        if ( pi_test_and_clear_on(&v->arch.hvm.vmx.pi_desc) )
+        if ( sync_pir_to_irr(v) )
             vcpu_unblock(v);    /* as block() */
         harness_cpu = ~0u;
     }
 }
 
+/* Handle the wakeup interrupts raised outside the bursts (the fixup's). */
+static void replay_pending(void)
+{
+    unsigned int c;
+
+    for ( c = 0; c < nr_cpu_ids; c++ )
+        if ( __atomic_exchange_n(&irq_pending[c], 0, __ATOMIC_SEQ_CST) &&
+             cpu_online(c) )
+        {
+            harness_cpu = c;
+            st_walks++;
+            wakeup_walk();
+            harness_cpu = ~0u;
+        }
+}
+
 static int replay(unsigned int events, unsigned int burst_max,
-                  unsigned int hotplug_every, uint64_t seed,
+                  unsigned int hotplug_every, unsigned int s3_every,
+                  unsigned int hooks_every, uint64_t seed,
                   struct replay_cost *rc)
 {
     uint64_t rng = seed, e;
@@ -149,6 +166,18 @@ static int replay(unsigned int events, unsigned int burst_max,
                 cpu_offline(x, &rng);
             else if ( !cpu_online(x) )
                 cpu_up(x);
+            replay_pending();
+            limit = harness_limit();
+        }
+        if ( hooks_every && e % hooks_every == 0 )
+        {
+            hooks_toggle();
+            limit = harness_limit();
+        }
+        if ( s3_every && e % s3_every == 0 )
+        {
+            suspend_resume(&rng);
+            replay_pending();
             limit = harness_limit();
         }
         if ( hotplug_every && rng_next(&rng) % 8 == 0 )
@@ -177,7 +206,7 @@ static int replay(unsigned int events, unsigned int burst_max,
             harness_cpu = cpus[k];
             st_walks++;
             t0 = rdtsc_ordered();
-            harness_wakeup();
+            wakeup_walk();
             t1 = rdtsc_ordered();
             rc->walk[rc->nwalk++] = t1 - t0;
             harness_cpu = ~0u;
@@ -187,6 +216,7 @@ static int replay(unsigned int events, unsigned int burst_max,
         check_invariants(false);
     }
     check_invariants(true);
+    check_debug_key();
     return 0;
 }
 
@@ -203,7 +233,7 @@ void run_replay(const struct scenario *s)
     CPU_SET(sched_getcpu(), &cs);
     sched_setaffinity(0, sizeof(cs), &cs);
 
-    replay(s->events, s->burst, s->hotplug, s->seed, &rc);
+    replay(s->events, s->burst, s->hotplug, s->s3, s->hooks, s->seed, &rc);
     trace_close();
     qsort(rc.walk, rc.nwalk, sizeof(uint64_t), cmp_u64);
     qsort(rc.block, rc.nblock, sizeof(uint64_t), cmp_u64);
@@ -308,6 +338,7 @@ void run_stress(const struct scenario *s)
     pthread_rwlock_wrlock(&stop_machine);
     /* IRQ threads are between handlers: nothing pending is in flight */
     check_invariants(true);
+    check_debug_key();
     checks++;
     stop_all = true;
     pthread_rwlock_unlock(&stop_machine);

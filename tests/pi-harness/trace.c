@@ -63,8 +63,17 @@ static void trace_observe(uint32_t event, const uint32_t *d)
     case TRC_HW_IRQ_PI_LIST_MOVE:
         st_moves++;
         if ( harness_limit() && d[3] > harness_limit() )
+        {
+            st_over_limit++;
             over_excused[d[2]] = true;
+        }
         note_max(&st_max_len, d[3]);
+        break;
+    case TRC_HW_IRQ_PI_WAKEUP:
+        /* The cycles cannot be more than the whole walk took so far. */
+        if ( !threaded && in_walk &&
+             d[2] > (uint32_t)(rdtsc_ordered() - walk_start) )
+            violation("PI_WAKEUP cycles longer than the walk", d[0], d[2]);
         break;
     }
 }

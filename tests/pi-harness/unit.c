@@ -4,7 +4,8 @@
  *
  * pi.c is copied from the patched tree by the Makefile, every #include
  * replaced by emul.h.  Built with -DPI_REF, the file under test is instead
- * the same code cut out of the unpatched vmx.c (the base of the series), to
+ * the same code cut out of vmx.c just before the series moves it (the base
+ * plus the upstream fixes that come first in the series), to
  * show that the patched code with the bound off behaves identically.
  * Everything static in there is reached through the functions below.
  */
@@ -15,7 +16,7 @@
 void harness_wakeup(void) { pi_wakeup_interrupt(NULL); }
 void harness_set_limit(const char *s) { (void)s; }
 unsigned int harness_limit(void) { return 0; }
-void harness_account(struct domain *d) { (void)d; }
+void harness_account(struct domain *d, bool assign) { (void)d; (void)assign; }
 unsigned int harness_list_len(unsigned int c) { (void)c; return 0; }
 unsigned int harness_list_max(unsigned int c) { (void)c; return 0; }
 #else
@@ -31,7 +32,10 @@ void harness_set_limit(const char *s)
     }
 }
 unsigned int harness_limit(void) { return read_atomic(&pi_list_limit); }
-void harness_account(struct domain *d) { vmx_pi_limit_account(d, true); }
+void harness_account(struct domain *d, bool assign)
+{
+    vmx_pi_limit_account(d, assign);
+}
 unsigned int harness_list_len(unsigned int c)
 {
     return per_cpu(vmx_pi_blocking, c).len;

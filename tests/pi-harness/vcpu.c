@@ -22,6 +22,16 @@ bool x2apic_enabled = true;
 bool iommu_intpost = true;
 unsigned int harness_apic_id[NR_CPUS];
 int tb_init_done;
+void (*harness_lock_hook)(spinlock_t *l);
+bool fixup_posts, trace_on_in_walk;
+
+static struct notifier_block *cpu_notifier;
+
+void register_cpu_notifier(struct notifier_block *nb)
+{
+    assert(!cpu_notifier);
+    cpu_notifier = nb;
+}
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
 static pthread_mutex_t rng_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -55,6 +65,24 @@ unsigned int get_random(void)
 }
 
 static struct domain dom = { .domain_id = 1 };
+/* A second domain, without vCPUs here, whose device comes and goes. */
+static struct domain dom2 = { .domain_id = 2, .max_vcpus = 16 };
+static bool dom2_hooks;
+unsigned int blockable_vcpus;
+
+/*
+ * vmx_pi_hooks_deassign() on a domain that never had the hooks (the
+ * source of a device reassignment can be one), then alternately
+ * vmx_pi_hooks_assign() and _deassign() on dom2.
+ */
+void hooks_toggle(void)
+{
+    if ( !dom2_hooks )
+        harness_account(&dom2, false);
+    dom2_hooks = !dom2_hooks;
+    harness_account(&dom2, dom2_hooks);
+    blockable_vcpus += dom2_hooks ? dom2.max_vcpus : -dom2.max_vcpus;
+}
 /* One page each, as Xen's alloc_vcpu_struct() gives them. */
 struct harness_vcpu *hv[MAX_VCPUS];
 unsigned int nr_vcpus;
@@ -80,6 +108,8 @@ void vcpu_unblock(struct vcpu *v)
                               __ATOMIC_SEQ_CST) & (1UL << _VPF_blocked)) )
         return;
     st_woken++;
+    if ( trace_on_in_walk && in_walk && !tb_init_done )
+        tb_init_done = 1;
     if ( threaded )
     {
         pthread_mutex_lock(&h->wmtx);
@@ -157,7 +187,7 @@ void block(struct vcpu *v)
      * vCPU syncs PIR into the IRR (vmx_sync_pir_to_irr(): a locked
      * test-and-clear of ON).
      */
-    if ( pi_test_and_clear_on(&v->arch.hvm.vmx.pi_desc) )
+    if ( sync_pir_to_irr(v) )
         vcpu_unblock(v);
 }
 
@@ -256,6 +286,25 @@ void *timer_thread(void *arg)
     return NULL;
 }
 
+/*
+ * A device posts to the vCPU the CPU-dead fixup is deciding about (the
+ * first one left on the dead pCPU's list) each time the fixup takes a list
+ * lock.  The notification, if any, is raised as any other.
+ */
+static unsigned int fixup_cpu;
+static __thread bool in_fixup;
+
+static void fixup_post(spinlock_t *l)
+{
+    struct list_head *head = harness_list(fixup_cpu);
+
+    if ( !in_fixup || l == harness_list_lock(fixup_cpu) ||
+         list_empty(head) )
+        return;
+    raise_irq(post_interrupt(container_of(head->next, struct vcpu,
+                                          arch.hvm.vmx.pi_blocking.list)));
+}
+
 void cpu_offline(unsigned int x, uint64_t *rng)
 {
     unsigned int i;
@@ -285,7 +334,14 @@ void cpu_offline(unsigned int x, uint64_t *rng)
 
     /* CPU_DEAD, on another pCPU */
     harness_cpu = cpumask_first(&cpu_online_map);
+    if ( fixup_posts )
+    {
+        fixup_cpu = x;
+        in_fixup = true;
+        harness_lock_hook = fixup_post;
+    }
     harness_fixup(x);
+    in_fixup = false;
     harness_cpu = ~0u;
     if ( !tb_init_done )
     {
@@ -300,6 +356,8 @@ void cpu_offline(unsigned int x, uint64_t *rng)
 
 void cpu_up(unsigned int x)
 {
+    unsigned int c, limit = harness_limit();
+
     pthread_rwlock_wrlock(&stop_machine);
     harness_cpu = cpumask_first(&cpu_online_map);
     if ( count_list(x) )
@@ -307,8 +365,35 @@ void cpu_up(unsigned int x)
     harness_per_cpu_init(x);     /* CPU_UP_PREPARE */
     cpumask_set_cpu(x, &cpu_online_map);
     cpumask_set_cpu(x, socket_mask + (x / 32));
-    harness_cpu = ~0u;
     pthread_rwlock_unlock(&stop_machine);
+    /* CPU_ONLINE, on the pCPU that brought it up */
+    if ( cpu_notifier )
+        cpu_notifier->notifier_call(cpu_notifier, CPU_ONLINE,
+                                    (void *)(uintptr_t)x);
+    harness_cpu = ~0u;
+    /* A lower limit leaves longer lists as they are (see the docs). */
+    if ( harness_limit() < limit )
+        for ( c = 0; c < nr_cpu_ids; c++ )
+            over_excused[c] = true;
+}
+
+/*
+ * S3: every pCPU but 0 goes offline (their lists moved by the fixup, to
+ * pCPU 0's), pCPU 0 goes through vmx_cpu_up() again on resume, the others
+ * come back.
+ */
+void suspend_resume(uint64_t *rng)
+{
+    unsigned int c;
+
+    for ( c = 1; c < nr_cpu_ids; c++ )
+        if ( cpu_online(c) )
+            cpu_offline(c, rng);
+    harness_cpu = 0;
+    harness_per_cpu_init(0);
+    harness_cpu = ~0u;
+    for ( c = 1; c < nr_cpu_ids; c++ )
+        cpu_up(c);
 }
 
 /* ---- setup ---- */
@@ -362,7 +447,8 @@ void setup(unsigned int pcpus, unsigned int vcpus, bool all_on_0,
     for ( i = 0; i < vcpus; i++ )
         hv[i]->v.arch.hvm.vmx.pi_desc.ndst = ndst_of(hv[i]->v.processor);
     harness_cpu = 0;
-    harness_account(&dom);
+    harness_account(&dom, true);
+    blockable_vcpus = vcpus;
     harness_cpu = ~0u;
 }
 
