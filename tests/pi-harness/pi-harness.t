@@ -231,6 +231,9 @@ ok "interrupts posted whenever the CPU-dead fixup takes a lock: no stranded inte
 ok "S3 every 500 events (APs down, pCPU 0 initialised again, APs up): no lost wakeup, no violation" \
     logged "$OUT/s3.log" "$H" replay --pcpus 16 --vcpus 64 --s3 500 \
     --events 3000
+ok "PI hooks deassigned from a domain never counted, a second domain's hooks come and go: limit as documented after every event" \
+    logged "$OUT/hooks.log" "$H" replay --pcpus 16 --vcpus 64 --hooks 100 \
+    --hotplug 70 --events 3000
 ok "tracing switched on inside a wakeup walk: its PI_WAKEUP cycles are within the walk" \
     logged "$OUT/trace-on.log" "$H" replay --pcpus 8 --vcpus 32 \
     --events 300 --trace-on-in-walk
