@@ -278,9 +278,13 @@ struct vmx_vcpu {
     struct pi_blocking_vcpu  pi_blocking;
 };
 
+struct cpupool;
+const cpumask_t *cpupool_valid_cpus(const struct cpupool *pool);
+
 struct domain {
     domid_t       domain_id;
     unsigned int  max_vcpus;
+    struct cpupool *cpupool;
     struct {
         struct {
             struct {

@@ -50,6 +50,8 @@ struct harness_vcpu {
     pthread_cond_t wcond;
     uint64_t rng;
     unsigned int loaded_on;     /* pCPU holding its context, or ~0u */
+    /* Moved outside its cpupool while the pool had no online pCPU. */
+    _Atomic bool outside_pool_ok;
 };
 
 extern bool threaded;
@@ -75,6 +77,14 @@ unsigned int pick_online(uint64_t *rng);
 void cpu_offline(unsigned int x, uint64_t *rng);
 void cpu_up(unsigned int x);
 void suspend_resume(uint64_t *rng);
+/*
+ * The cpupool of the domain whose vCPUs run here (all pCPUs unless
+ * --pool); the other pCPUs form another pool.
+ */
+extern unsigned int pool_first, pool_last;
+bool in_pool(unsigned int cpu);
+bool pool_online(unsigned int except);
+bool may_offline(unsigned int cpu);
 /*
  * vCPUs of domains with the PI hooks (B of the limit's formula), as the
  * harness assigned and deassigned them.

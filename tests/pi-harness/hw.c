@@ -94,6 +94,7 @@ void guest_runs(struct vcpu *v)
 
     pi_test_and_clear_on(d);
     __atomic_store_n(&d->pir[1], 0, __ATOMIC_SEQ_CST);
+    v->h->outside_pool_ok = false;
     /*
      * A running vCPU's notifications must go to its pCPU.  The code before
      * the series can get this wrong when a CPU-dead fixup races with the

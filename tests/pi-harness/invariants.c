@@ -207,6 +207,9 @@ void check_invariants(bool final)
 
         if ( is_blocked(v) && lc < 0 )
             violation("blocked vCPU on no list", i, 0);
+        /* The bound off keeps upstream's placement, pools or not. */
+        if ( limit && lc >= 0 && !in_pool(lc) && !hv[i]->outside_pool_ok )
+            violation("vCPU on the list of a pCPU outside its cpupool", i, lc);
         if ( lc >= 0 && !seen[i] )
             violation("vCPU's lock names a list it is not on", i, lc);
         /*

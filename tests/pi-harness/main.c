@@ -18,7 +18,9 @@
  * (a device posts to the vCPU the CPU-dead fixup is moving whenever the
  * fixup takes a list lock), --trace-on-in-walk (tracing switched on from
  * inside a wakeup walk), --hooks N (every N events, a second domain gets
- * or loses the PI hooks, after a deassign from a domain never assigned).
+ * or loses the PI hooks, after a deassign from a domain never assigned);
+ * any mode: --pool FIRST-LAST (the domain's cpupool; the other pCPUs form
+ * another one).
  * Prints one JSON object.  Exit status 1 when an invariant was broken or a
  * wakeup lost.
  *
@@ -43,6 +45,7 @@ int main(int argc, char **argv)
         { "hotplug", 1, NULL, 'h' }, { "devices", 1, NULL, 'D' },
         { "s3", 1, NULL, 'S' }, { "fixup-posts", 0, NULL, 'F' },
         { "trace-on-in-walk", 0, NULL, 'W' }, { "hooks", 1, NULL, 'H' },
+        { "pool", 1, NULL, 'P' },
         { NULL, 0, NULL, 0 } };
     struct scenario s = {
         .name = "custom", .pcpus = 8, .vcpus = 32, .seconds = 5,
@@ -79,6 +82,14 @@ int main(int argc, char **argv)
         case 'F': fixup_posts = true; break;
         case 'W': trace_on_in_walk = true; break;
         case 'H': s.hooks = atoi(optarg); break;
+        case 'P':
+            if ( sscanf(optarg, "%u-%u", &pool_first, &pool_last) != 2 ||
+                 pool_first > pool_last )
+            {
+                fprintf(stderr, "bad --pool %s (FIRST-LAST)\n", optarg);
+                return 2;
+            }
+            break;
         default: return 2;
         }
     if ( s.pcpus < 2 || s.pcpus > NR_CPUS || !s.vcpus ||

@@ -234,6 +234,15 @@ ok "S3 every 500 events (APs down, pCPU 0 initialised again, APs up): no lost wa
 ok "PI hooks deassigned from a domain never counted, a second domain's hooks come and go: limit as documented after every event" \
     logged "$OUT/hooks.log" "$H" replay --pcpus 16 --vcpus 64 --hooks 100 \
     --hotplug 70 --events 3000
+ok "cpupool of pCPUs 0-7 of 16, 64 vCPUs homed on pCPU 0: spills stay in the pool" \
+    logged "$OUT/pool.log" "$H" replay --pcpus 16 --vcpus 64 --all-on-0 \
+    --pool 0-7 --events 2000
+ok "cpupool of pCPUs 8-15 emptied by S3: its vCPUs go to pCPU 0's list, none lost, back in the pool once woken" \
+    logged "$OUT/pool-s3.log" "$H" replay --pcpus 16 --vcpus 64 --pool 8-15 \
+    --s3 500 --events 3000
+ok "threaded stress in a cpupool of pCPUs 0-3 of 8, with hotplug: no violation" \
+    logged "$OUT/pool-stress.log" "$H" stress --pcpus 8 --vcpus 24 \
+    --all-on-0 --hotplug 20 --pool 0-3 --seconds 2
 ok "tracing switched on inside a wakeup walk: its PI_WAKEUP cycles are within the walk" \
     logged "$OUT/trace-on.log" "$H" replay --pcpus 8 --vcpus 32 \
     --events 300 --trace-on-in-walk

@@ -162,7 +162,7 @@ static int replay(unsigned int events, unsigned int burst_max,
             /* take a pCPU other than 0 offline, or bring one back */
             unsigned int x = 1 + rng_next(&rng) % (nr_cpu_ids - 1);
 
-            if ( cpu_online(x) && num_online_cpus() > 2 )
+            if ( may_offline(x) )
                 cpu_offline(x, &rng);
             else if ( !cpu_online(x) )
                 cpu_up(x);
@@ -307,7 +307,7 @@ void run_stress(const struct scenario *s)
         if ( s->hotplug && rng_next(&rng) % s->hotplug == 0 )
         {
             x = 1 + rng_next(&rng) % (s->pcpus - 1);
-            if ( cpu_online(x) && num_online_cpus() > 2 )
+            if ( may_offline(x) )
                 cpu_offline(x, &rng);
             else if ( !cpu_online(x) )
                 cpu_up(x);

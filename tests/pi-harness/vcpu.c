@@ -64,7 +64,45 @@ unsigned int get_random(void)
     return r;
 }
 
-static struct domain dom = { .domain_id = 1 };
+struct cpupool {
+    cpumask_t cpu_valid;
+};
+static struct cpupool pool;
+unsigned int pool_first, pool_last = ~0u;
+
+const cpumask_t *cpupool_valid_cpus(const struct cpupool *p)
+{
+    return &p->cpu_valid;
+}
+
+bool in_pool(unsigned int cpu)
+{
+    return cpu >= pool_first && cpu <= pool_last;
+}
+
+/* Whether a pCPU of the pool other than @except is online. */
+bool pool_online(unsigned int except)
+{
+    unsigned int c;
+
+    for ( c = pool_first; c <= pool_last && c < nr_cpu_ids; c++ )
+        if ( c != except && cpu_online(c) )
+            return true;
+    return false;
+}
+
+/*
+ * CPU hotplug in the scenarios: not pCPU 0, at least 2 pCPUs stay online,
+ * and, as Xen refuses to take a cpupool's last pCPU while it has domains,
+ * one of the pool's.
+ */
+bool may_offline(unsigned int cpu)
+{
+    return cpu && cpu_online(cpu) && num_online_cpus() > 2 &&
+           (!in_pool(cpu) || pool_online(cpu));
+}
+
+static struct domain dom = { .domain_id = 1, .cpupool = &pool };
 /* A second domain, without vCPUs here, whose device comes and goes. */
 static struct domain dom2 = { .domain_id = 2, .max_vcpus = 16 };
 static bool dom2_hooks;
@@ -219,13 +257,15 @@ static void leave_cpu(struct harness_vcpu *h, unsigned int cpu)
     pthread_mutex_unlock(&h->sched);
 }
 
+/* A pCPU for a vCPU to run on: an online one of the pool if any. */
 unsigned int pick_online(uint64_t *rng)
 {
     unsigned int c;
+    bool pool_ok = pool_online(~0u);
 
     do
         c = rng_next(rng) % nr_cpu_ids;
-    while ( !cpu_online(c) );
+    while ( !cpu_online(c) || (pool_ok && !in_pool(c)) );
     return c;
 }
 
@@ -342,6 +382,11 @@ void cpu_offline(unsigned int x, uint64_t *rng)
     }
     harness_fixup(x);
     in_fixup = false;
+    /* With no pCPU of the pool left, the fixup may use any other. */
+    if ( !pool_online(~0u) )
+        for ( i = 0; i < nr_vcpus; i++ )
+            if ( list_cpu_of(&hv[i]->v) >= 0 )
+                hv[i]->outside_pool_ok = true;
     harness_cpu = ~0u;
     if ( !tb_init_done )
     {
@@ -394,6 +439,10 @@ void suspend_resume(uint64_t *rng)
     harness_cpu = ~0u;
     for ( c = 1; c < nr_cpu_ids; c++ )
         cpu_up(c);
+    /* The scheduler puts vCPUs back on their pool's pCPUs. */
+    for ( c = 0; c < nr_vcpus; c++ )
+        if ( !in_pool(hv[c]->v.processor) )
+            hv[c]->v.processor = pick_online(rng);
 }
 
 /* ---- setup ---- */
@@ -404,6 +453,10 @@ void setup(unsigned int pcpus, unsigned int vcpus, bool all_on_0,
 
     nr_cpu_ids = pcpus;
     nr_vcpus = vcpus;
+    if ( pool_last >= pcpus )
+        pool_last = pcpus - 1;
+    for ( c = pool_first; c <= pool_last; c++ )
+        cpumask_set_cpu(c, &pool.cpu_valid);
     harness_vectors(WAKEUP_VECTOR, POSTED_VECTOR);
     for ( c = 0; c < pcpus; c++ )
     {
@@ -432,7 +485,8 @@ void setup(unsigned int pcpus, unsigned int vcpus, bool all_on_0,
         v->vcpu_id = i;
         v->domain = &dom;
         v->h = h;
-        v->processor = all_on_0 ? 0 : i % pcpus;
+        v->processor = pool_first +
+                       (all_on_0 ? 0 : i % (pool_last - pool_first + 1));
         INIT_LIST_HEAD(&v->arch.hvm.vmx.pi_blocking.list);
         /* vmx_create_vmcs(): NDST invalid, NV posted_intr_vector */
         v->arch.hvm.vmx.pi_desc.nv = POSTED_VECTOR;
