@@ -240,6 +240,12 @@ ok "cpupool of pCPUs 0-7 of 16, 64 vCPUs homed on pCPU 0: spills stay in the poo
 ok "cpupool of pCPUs 8-15 emptied by S3: its vCPUs go to pCPU 0's list, none lost, back in the pool once woken" \
     logged "$OUT/pool-s3.log" "$H" replay --pcpus 16 --vcpus 64 --pool 8-15 \
     --s3 500 --events 3000
+ok "cpupool of pCPUs 4-11 of 16 with CPU hotplug: the fixup keeps entries in the pool" \
+    logged "$OUT/pool-hotplug.log" "$H" replay --pcpus 16 --vcpus 64 \
+    --pool 4-11 --hotplug 30 --events 3000
+ok "limit 3, CPU hotplug, traced: the fixup goes above the limit only when no list of the pool is below it" \
+    logged "$OUT/fixup-limit.log" "$H" replay --pcpus 16 --vcpus 40 \
+    --all-on-0 --limit 3 --hotplug 20 --events 3000 --trace /dev/null
 ok "threaded stress in a cpupool of pCPUs 0-3 of 8, with hotplug: no violation" \
     logged "$OUT/pool-stress.log" "$H" stress --pcpus 8 --vcpus 24 \
     --all-on-0 --hotplug 20 --pool 0-3 --seconds 2

@@ -64,8 +64,23 @@ static void trace_observe(uint32_t event, const uint32_t *d)
         st_moves++;
         if ( harness_limit() && d[3] > harness_limit() )
         {
+            unsigned int c;
+
             st_over_limit++;
             over_excused[d[2]] = true;
+            /*
+             * The docs promise that the fixup only goes above the limit
+             * when no online list of the pool is below it.  Single-threaded,
+             * the lists are as the fixup left them.
+             */
+            for ( c = 0; !threaded && c < nr_cpu_ids; c++ )
+                if ( cpu_online(c) && in_pool(c) &&
+                     count_list(c) < harness_limit() )
+                {
+                    violation("fixup moved above the limit, a list below it "
+                              "existed", d[2], c);
+                    break;
+                }
         }
         note_max(&st_max_len, d[3]);
         break;

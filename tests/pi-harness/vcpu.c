@@ -374,6 +374,11 @@ void cpu_offline(unsigned int x, uint64_t *rng)
 
     /* CPU_DEAD, on another pCPU */
     harness_cpu = cpumask_first(&cpu_online_map);
+    /* With no pCPU of the pool left, the fixup may use any other. */
+    if ( in_pool(x) && !pool_online(~0u) )
+        for ( i = 0; i < nr_vcpus; i++ )
+            if ( list_cpu_of(&hv[i]->v) == (int)x )
+                hv[i]->outside_pool_ok = true;
     if ( fixup_posts )
     {
         fixup_cpu = x;
@@ -382,11 +387,6 @@ void cpu_offline(unsigned int x, uint64_t *rng)
     }
     harness_fixup(x);
     in_fixup = false;
-    /* With no pCPU of the pool left, the fixup may use any other. */
-    if ( !pool_online(~0u) )
-        for ( i = 0; i < nr_vcpus; i++ )
-            if ( list_cpu_of(&hv[i]->v) >= 0 )
-                hv[i]->outside_pool_ok = true;
     harness_cpu = ~0u;
     if ( !tb_init_done )
     {
