@@ -97,7 +97,8 @@ static inline void spin_lock_init(spinlock_t *l)
     pthread_spin_init(&l->l, PTHREAD_PROCESS_PRIVATE);
     l->held = 0;
 }
-/* Called with each lock taken: a scenario may act at that point. */
+/* Called once a lock is taken and before it is released: a scenario may
+ * act at these points. */
 extern void (*harness_lock_hook)(spinlock_t *l);
 static inline void spin_lock(spinlock_t *l)
 {
@@ -109,6 +110,8 @@ static inline void spin_lock(spinlock_t *l)
 static inline void spin_unlock(spinlock_t *l)
 {
     assert(l->held);
+    if ( unlikely(harness_lock_hook != NULL) )
+        harness_lock_hook(l);
     l->held = 0;
     pthread_spin_unlock(&l->l);
 }

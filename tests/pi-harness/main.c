@@ -16,7 +16,7 @@
  * --seconds S --events N --seed N --trace FILE --digest FILE --xapic;
  * replay only: --s3 N (suspend and resume every N events), --fixup-posts
  * (a device posts to the vCPU the CPU-dead fixup is moving whenever the
- * fixup takes a list lock), --trace-on-in-walk (tracing switched on from
+ * fixup takes or releases a list lock), --trace-on-in-walk (tracing switched on from
  * inside a wakeup walk), --hooks N (every N events, a second domain gets
  * or loses the PI hooks, after a deassign from a domain never assigned);
  * any mode: --pool FIRST-LAST (the domain's cpupool; the other pCPUs form

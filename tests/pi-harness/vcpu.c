@@ -328,21 +328,35 @@ void *timer_thread(void *arg)
 
 /*
  * A device posts to the vCPU the CPU-dead fixup is deciding about (the
- * first one left on the dead pCPU's list) each time the fixup takes a list
- * lock.  The notification, if any, is raised as any other.
+ * first one left on the dead pCPU's list when the fixup takes another
+ * pCPU's list lock), alternately as the fixup takes that lock and as it
+ * releases it.  The notification, if any, is raised as any other.
  */
 static unsigned int fixup_cpu;
 static __thread bool in_fixup;
 
 static void fixup_post(spinlock_t *l)
 {
+    static struct vcpu *cur;    /* to post to at release */
+    static bool taken;
+    static unsigned int n;
     struct list_head *head = harness_list(fixup_cpu);
 
-    if ( !in_fixup || l == harness_list_lock(fixup_cpu) ||
-         list_empty(head) )
+    if ( !in_fixup || l == harness_list_lock(fixup_cpu) )
         return;
-    raise_irq(post_interrupt(container_of(head->next, struct vcpu,
-                                          arch.hvm.vmx.pi_blocking.list)));
+    if ( (taken = !taken) )
+    {
+        cur = list_empty(head) ? NULL
+                               : container_of(head->next, struct vcpu,
+                                              arch.hvm.vmx.pi_blocking.list);
+        if ( cur && (n++ & 1) )
+        {
+            raise_irq(post_interrupt(cur));
+            cur = NULL;
+        }
+    }
+    else if ( cur )
+        raise_irq(post_interrupt(cur));
 }
 
 void cpu_offline(unsigned int x, uint64_t *rng)
