@@ -97,14 +97,21 @@ static inline void spin_lock_init(spinlock_t *l)
     pthread_spin_init(&l->l, PTHREAD_PROCESS_PRIVATE);
     l->held = 0;
 }
+/* Called once a lock is taken and before it is released: a scenario may
+ * act at these points. */
+extern void (*harness_lock_hook)(spinlock_t *l);
 static inline void spin_lock(spinlock_t *l)
 {
     pthread_spin_lock(&l->l);
     l->held = 1;
+    if ( unlikely(harness_lock_hook != NULL) )
+        harness_lock_hook(l);
 }
 static inline void spin_unlock(spinlock_t *l)
 {
     assert(l->held);
+    if ( unlikely(harness_lock_hook != NULL) )
+        harness_lock_hook(l);
     l->held = 0;
     pthread_spin_unlock(&l->l);
 }
@@ -195,6 +202,28 @@ extern cpumask_t cpu_online_map;
 #define num_online_cpus() cpumask_weight(&cpu_online_map)
 DECLARE_PER_CPU(cpumask_t *, cpu_core_mask);
 
+/* CPU notifiers: cpu_up() calls the registered one at CPU_ONLINE. */
+#define CPU_ONLINE  2
+#define NOTIFY_DONE 0
+struct notifier_block {
+    int (*notifier_call)(struct notifier_block *nfb, unsigned long action,
+                         void *hcpu);
+};
+void register_cpu_notifier(struct notifier_block *nb);
+#define presmp_initcall(fn)                                             \
+    static void __attribute__((constructor)) fn ## _harness_init(void)  \
+    { fn(); }
+
+#define for_each_online_cpu(c) \
+    for ( (c) = cpumask_first(&cpu_online_map); (c) < nr_cpu_ids; \
+          (c) = cpumask_next(c, &cpu_online_map) )
+
+/* Debug keys and the console: invariants.c presses the key and reads. */
+typedef void (keyhandler_fn_t)(unsigned char key);
+void register_keyhandler(unsigned char key, keyhandler_fn_t *fn,
+                         const char *desc, bool diagnostic);
+void printk(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 extern bool x2apic_enabled;
 extern bool iommu_intpost;
 extern unsigned int harness_apic_id[NR_CPUS];
@@ -252,9 +281,20 @@ struct vmx_vcpu {
     struct pi_blocking_vcpu  pi_blocking;
 };
 
+struct cpupool;
+const cpumask_t *cpupool_valid_cpus(const struct cpupool *pool);
+
 struct domain {
     domid_t       domain_id;
     unsigned int  max_vcpus;
+    struct cpupool *cpupool;
+    struct {
+        struct {
+            struct {
+                unsigned int pi_blockable_vcpus;
+            } vmx;
+        } hvm;
+    } arch;
 };
 
 #define _VPF_blocked 0

@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * pi-harness: what the harness's own files share.  emul.h is the
+ * environment pi.c needs; this is the harness around it:
+ *
+ *   unit.c        the code under test (pi.c, or the code before the series
+ *                 with -DPI_REF) and the calls into it
+ *   hw.c          the hardware's side of posting: PI descriptor updates,
+ *                 notification, the local APIC of each pCPU
+ *   vcpu.c        vCPUs and the scheduler: block, wake, lazy context
+ *                 switch, migration, pCPUs going offline and online
+ *   invariants.c  the checks, with everything else stopped
+ *   trace.c       the xentrace writer behind pi.c's TRACE_xD records
+ *   scenarios.c   the threaded stress and the deterministic replay
+ *   main.c        options, setup, exit status
+ */
+#ifndef PI_HARNESS_HARNESS_H
+#define PI_HARNESS_HARNESS_H
+
+#include "emul.h"
+
+#define WAKEUP_VECTOR 0xf1
+#define POSTED_VECTOR 0xf2
+#define MAX_VCPUS 256
+
+/* ---- unit.c: the code under test ---- */
+void harness_vectors(uint8_t wakeup, uint8_t posted);
+void harness_per_cpu_init(unsigned int cpu);
+void harness_block_hook(struct vcpu *v);
+void harness_switch_from(struct vcpu *v);
+void harness_switch_to(struct vcpu *v);
+void harness_do_resume(struct vcpu *v);
+void harness_fixup(unsigned int cpu);
+void harness_wakeup(void);
+void harness_set_limit(const char *s);
+unsigned int harness_limit(void);
+void harness_account(struct domain *d, bool assign);
+/* pCPU @c's list: head, lock; counters (0 for the reference build). */
+struct list_head *harness_list(unsigned int c);
+spinlock_t *harness_list_lock(unsigned int c);
+unsigned int harness_list_len(unsigned int c);
+unsigned int harness_list_max(unsigned int c);
+
+/* ---- vcpu.c: vCPUs, scheduler, pCPUs ---- */
+struct harness_vcpu {
+    struct vcpu v;
+    pthread_t thread;
+    pthread_mutex_t sched;      /* held by the vCPU's own steps, migration */
+    pthread_mutex_t wmtx;
+    pthread_cond_t wcond;
+    uint64_t rng;
+    unsigned int loaded_on;     /* pCPU holding its context, or ~0u */
+    /* Moved outside its cpupool while the pool had no online pCPU. */
+    _Atomic bool outside_pool_ok;
+};
+
+extern bool threaded;
+extern struct harness_vcpu *hv[MAX_VCPUS];
+extern unsigned int nr_vcpus;
+extern struct vcpu *_Atomic curr_vcpu[NR_CPUS];
+/* Stop-machine: pi.c runs in read sections, CPU online/offline and the
+ * invariant checks in write sections. */
+extern pthread_rwlock_t stop_machine;
+extern pthread_mutex_t exec_lock[NR_CPUS];
+extern _Atomic bool stop_all, stop_devices;
+extern struct harness_vcpu *runq[MAX_VCPUS];   /* replay only */
+extern unsigned int runq_head, runq_tail;
+
+uint64_t rng_next(uint64_t *s);
+void rng_seed(uint64_t seed);
+void setup(unsigned int pcpus, unsigned int vcpus, bool all_on_0,
+           uint64_t seed);
+bool is_blocked(const struct vcpu *v);
+void context_switch_in(struct vcpu *v);
+void block(struct vcpu *v);
+unsigned int pick_online(uint64_t *rng);
+void cpu_offline(unsigned int x, uint64_t *rng);
+void cpu_up(unsigned int x);
+void suspend_resume(uint64_t *rng);
+/*
+ * The cpupool of the domain whose vCPUs run here (all pCPUs unless
+ * --pool); the other pCPUs form another pool.
+ */
+extern unsigned int pool_first, pool_last;
+bool in_pool(unsigned int cpu);
+bool pool_online(unsigned int except);
+bool may_offline(unsigned int cpu);
+/*
+ * vCPUs of domains with the PI hooks (B of the limit's formula), as the
+ * harness assigned and deassigned them.
+ */
+extern unsigned int blockable_vcpus;
+void hooks_toggle(void);
+/* Post to the vCPU the CPU-dead fixup is at, whenever it takes a lock. */
+extern bool fixup_posts;
+/* Switch tracing on from inside the first wakeup walk that wakes a vCPU. */
+extern bool trace_on_in_walk;
+void *vcpu_thread(void *arg);
+void *timer_thread(void *arg);
+
+/* ---- hw.c: the hardware ---- */
+extern _Atomic unsigned int irq_pending[NR_CPUS];
+extern pthread_mutex_t irq_gate[NR_CPUS];
+extern pthread_mutex_t irq_mtx[NR_CPUS];
+extern pthread_cond_t irq_cond[NR_CPUS];
+
+uint32_t ndst_of(unsigned int cpu);
+int post_interrupt(struct vcpu *v);
+bool sync_pir_to_irr(struct vcpu *v);
+void guest_runs(struct vcpu *v);
+/* The wakeup interrupt's handler on the current pCPU. */
+void wakeup_walk(void);
+extern __thread bool in_walk;
+extern __thread uint64_t walk_start;
+void raise_irq(int cpu);
+void *irq_thread(void *arg);
+void *device_thread(void *arg);
+
+/* ---- invariants.c ---- */
+extern _Atomic uint64_t st_adds, st_spilled, st_over_limit, st_moves,
+    st_walks, st_woken, st_posted, st_notified, st_dropped, st_blocks,
+    st_violations, st_lost, st_max_len, st_running_ndst_stale,
+    st_trace_mismatch;
+/*
+ * A list may be longer than the limit in force when pi.c said so itself (an
+ * add or move above the limit: every list it looked at was full) or when
+ * the limit went down since (a pCPU came up): then until it is back below.
+ */
+extern _Atomic bool over_excused[NR_CPUS];
+
+/* vmx-pi-list-limit=auto: the limit must be the documented formula. */
+extern bool limit_auto;
+
+void violation(const char *what, unsigned int a, unsigned int b);
+void note_max(_Atomic uint64_t *m, uint64_t v);
+int list_cpu_of(const struct vcpu *v);
+unsigned int count_list(unsigned int c);
+void check_invariants(bool final);
+/* Press the debug key pi.c registered; check what it prints. */
+void check_debug_key(void);
+
+/* ---- trace.c ---- */
+extern FILE *trace_file;
+extern uint64_t trace_records;
+void trace_cpu_init(unsigned int cpu);
+void trace_close(void);
+
+/* ---- scenarios.c ---- */
+extern FILE *digest_file;
+struct scenario {
+    const char *name, *trace;
+    unsigned int pcpus, vcpus, seconds, events, burst, hotplug, devices;
+    unsigned int s3;            /* replay: suspend and resume every s3 events */
+    unsigned int hooks;         /* replay: hooks_toggle() every hooks events */
+    uint64_t seed;
+};
+void run_replay(const struct scenario *s);
+void run_stress(const struct scenario *s);
+
+#endif /* PI_HARNESS_HARNESS_H */

@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * pi-harness: the hardware's side of posting.  The IOMMU posts an interrupt
+ * into a vCPU's PI descriptor (PIR, then ON unless SN or ON, in one atomic
+ * update of the control word) and notifies NDST with NV; each pCPU's local
+ * APIC keeps one pending instance of the wakeup vector, which its interrupt
+ * thread handles; devices post to random vCPUs.
+ */
+#define _GNU_SOURCE
+#include "harness.h"
+
+#include <sched.h>
+
+pthread_mutex_t irq_gate[NR_CPUS];
+_Atomic unsigned int irq_pending[NR_CPUS];
+pthread_mutex_t irq_mtx[NR_CPUS];
+pthread_cond_t irq_cond[NR_CPUS];
+
+uint32_t ndst_of(unsigned int cpu)
+{
+    unsigned int dest = harness_apic_id[cpu];
+
+    return x2apic_enabled ? dest : MASK_INSR(dest, PI_xAPIC_NDST_MASK);
+}
+
+static unsigned int cpu_of_ndst(uint32_t ndst)
+{
+    unsigned int c;
+
+    for ( c = 0; c < nr_cpu_ids; c++ )
+        if ( ndst_of(c) == ndst )
+            return c;
+    return ~0u;
+}
+
+
+/* The hardware: post an interrupt to @v's descriptor, notify if due.
+ * Returns the pCPU to raise the wakeup vector on, or -1. */
+int post_interrupt(struct vcpu *v)
+{
+    struct pi_desc *d = &v->arch.hvm.vmx.pi_desc;
+    uint64_t o = d->control, n;
+    unsigned int cpu;
+
+    st_posted++;
+    __atomic_fetch_or(&d->pir[1], 1, __ATOMIC_SEQ_CST);
+    do {
+        if ( o & ((1ULL << POSTED_INTR_SN) | (1ULL << POSTED_INTR_ON)) )
+            return -1;
+        n = o | (1ULL << POSTED_INTR_ON);
+    } while ( !__atomic_compare_exchange_n(&d->control, &o, n, false,
+                                           __ATOMIC_SEQ_CST,
+                                           __ATOMIC_SEQ_CST) );
+    st_notified++;
+    if ( ((o >> 16) & 0xff) != WAKEUP_VECTOR )
+        return -1;      /* running (or about to): delivered at VM entry */
+    cpu = cpu_of_ndst(o >> 32);
+    if ( cpu >= nr_cpu_ids )
+    {
+        violation("NDST names no pCPU", v->vcpu_id, o >> 32);
+        return -1;
+    }
+    if ( !cpu_online(cpu) )
+    {
+        st_dropped++;   /* an IPI to a dead pCPU goes nowhere */
+        return -1;
+    }
+    return cpu;
+}
+
+/*
+ * vmx_sync_pir_to_irr(): if ON was set, clear it and move PIR into the
+ * IRR (the vCPU then has an interrupt to take).
+ */
+bool sync_pir_to_irr(struct vcpu *v)
+{
+    struct pi_desc *d = &v->arch.hvm.vmx.pi_desc;
+
+    if ( !pi_test_and_clear_on(d) )
+        return false;
+    __atomic_store_n(&d->pir[1], 0, __ATOMIC_SEQ_CST);
+    return true;
+}
+
+/*
+ * The guest consumes what was posted while it runs: ON, then PIR, whatever
+ * ON was.  Bits posted while a preempted vCPU had SN set are thus taken as
+ * delivered; a blocked vCPU with PIR bits and no ON is what a stranded
+ * interrupt looks like (invariants.c).
+ */
+void guest_runs(struct vcpu *v)
+{
+    struct pi_desc *d = &v->arch.hvm.vmx.pi_desc;
+
+    pi_test_and_clear_on(d);
+    __atomic_store_n(&d->pir[1], 0, __ATOMIC_SEQ_CST);
+    v->h->outside_pool_ok = false;
+    /*
+     * A running vCPU's notifications must go to its pCPU.  The code before
+     * the series can get this wrong when a CPU-dead fixup races with the
+     * vCPU resuming: counted for it, an invariant for the patched code.
+     */
+    if ( d->ndst != ndst_of(v->processor) )
+    {
+        st_running_ndst_stale++;
+#ifndef PI_REF
+        violation("running vCPU's NDST is not its pCPU", v->vcpu_id,
+                  v->processor);
+#endif
+    }
+}
+
+__thread bool in_walk;
+__thread uint64_t walk_start;
+
+void wakeup_walk(void)
+{
+    in_walk = true;
+    walk_start = rdtsc_ordered();
+    harness_wakeup();
+    in_walk = false;
+}
+
+void raise_irq(int cpu)
+{
+    if ( cpu < 0 )
+        return;
+    pthread_mutex_lock(&irq_mtx[cpu]);
+    irq_pending[cpu]++;
+    pthread_cond_signal(&irq_cond[cpu]);
+    pthread_mutex_unlock(&irq_mtx[cpu]);
+}
+
+void *irq_thread(void *arg)
+{
+    unsigned int cpu = (uintptr_t)arg;
+
+    harness_cpu = cpu;
+    for ( ; ; )
+    {
+        pthread_mutex_lock(&irq_mtx[cpu]);
+        while ( !irq_pending[cpu] && !stop_all )
+            pthread_cond_wait(&irq_cond[cpu], &irq_mtx[cpu]);
+        pthread_mutex_unlock(&irq_mtx[cpu]);
+        if ( !irq_pending[cpu] && stop_all )
+            break;
+
+        pthread_mutex_lock(&irq_gate[cpu]);
+        pthread_rwlock_rdlock(&stop_machine);
+        /* A local APIC keeps one pending instance of a vector. */
+        if ( __atomic_exchange_n(&irq_pending[cpu], 0, __ATOMIC_SEQ_CST) &&
+             cpu_online(cpu) )
+        {
+            st_walks++;
+            wakeup_walk();
+        }
+        pthread_rwlock_unlock(&stop_machine);
+        pthread_mutex_unlock(&irq_gate[cpu]);
+    }
+    return NULL;
+}
+
+_Atomic bool stop_devices;
+
+void *device_thread(void *arg)
+{
+    uint64_t rng = (uintptr_t)arg * 0x2545F4914F6CDD1DULL + 1;
+
+    while ( !stop_devices )
+    {
+        struct vcpu *v = &hv[rng_next(&rng) % nr_vcpus]->v;
+        int cpu;
+
+        pthread_rwlock_rdlock(&stop_machine);
+        cpu = post_interrupt(v);
+        /* The notification enters the target's IRR atomically with ON. */
+        raise_irq(cpu);
+        pthread_rwlock_unlock(&stop_machine);
+        if ( (rng_next(&rng) & 7) == 0 )
+            sched_yield();
+    }
+    return NULL;
+}
+

@@ -1,0 +1,387 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * pi-harness: the scenarios.
+ *
+ *   stress  threads: vCPUs blocking and running, devices posting
+ *           interrupts, one wakeup interrupt thread per pCPU, a timer waking
+ *           vCPUs, pCPUs going offline and online; invariants checked
+ *           every 0.5 ms with everything stopped, and after the drain.
+ *   replay  one thread, deterministic: a scenario replayed event by event,
+ *           walk and block costs measured with rdtsc, a digest of the
+ *           whole state after every event.
+ */
+#define _GNU_SOURCE
+#include "harness.h"
+
+#include <inttypes.h>
+#include <sched.h>
+#include <time.h>
+
+/* ---- replay ---- */
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+static uint64_t pct(uint64_t *s, size_t n, unsigned int p)
+{
+    size_t r;
+
+    if ( !n )
+        return 0;
+    r = (n * p + 99) / 100;     /* nearest rank */
+    return s[(r ? r : 1) - 1];
+}
+
+static uint64_t digest = 1469598103934665603ULL;
+FILE *digest_file;
+
+static void digest_add(uint64_t x)
+{
+    digest = (digest ^ x) * 1099511628211ULL;
+}
+
+static void digest_state(uint64_t event)
+{
+    unsigned int c, i;
+
+    for ( c = 0; c < nr_cpu_ids; c++ )
+    {
+        struct vmx_vcpu *vmx;
+
+        digest_add(0x1000000 + c);
+        list_for_each_entry ( vmx, harness_list(c),
+                              pi_blocking.list )
+            digest_add(container_of(vmx, struct vcpu, arch.hvm.vmx)->vcpu_id);
+    }
+    for ( i = 0; i < nr_vcpus; i++ )
+    {
+        const struct pi_desc *d = &hv[i]->v.arch.hvm.vmx.pi_desc;
+
+        digest_add(d->control);
+        digest_add(hv[i]->v.processor);
+    }
+    if ( digest_file )
+        fprintf(digest_file, "%" PRIu64 " %016" PRIx64 "\n", event, digest);
+}
+
+struct replay_cost {
+    uint64_t *walk, *block;
+    size_t nwalk, nblock;
+};
+
+
+
+/* Run every woken vCPU on its pCPU until it halts again. */
+static void replay_run_queue(struct replay_cost *rc, unsigned int limit)
+{
+    while ( runq_head != runq_tail )
+    {
+        struct harness_vcpu *h = runq[runq_head++ % MAX_VCPUS];
+        struct vcpu *v = &h->v;
+        uint64_t t0, t1;
+        int lc;
+
+        harness_cpu = v->processor;
+        context_switch_in(v);
+        guest_runs(v);
+        __atomic_fetch_or(&v->pause_flags, 1UL << _VPF_blocked,
+                          __ATOMIC_SEQ_CST);
+        st_blocks++;
+        t0 = rdtsc_ordered();
+        harness_block_hook(v);
+        t1 = rdtsc_ordered();
+        rc->block[rc->nblock++] = t1 - t0;
+        lc = list_cpu_of(v);
+        if ( lc < 0 )
+            violation("blocked vCPU on no list", v->vcpu_id, 0);
+        else if ( !tb_init_done )
+        {
+            /* with tracing off, learn from the lists themselves */
+            unsigned int n = count_list(lc);
+
+            st_adds++;
+            if ( (unsigned int)lc != v->processor )
+                st_spilled++;
+            if ( limit && n > limit )
+            {
+                st_over_limit++;
+                over_excused[lc] = true;
+            }
+            note_max(&st_max_len, n);
+        }
+        if ( sync_pir_to_irr(v) )
+            vcpu_unblock(v);    /* as block() */
+        harness_cpu = ~0u;
+    }
+}
+
+/* Handle the wakeup interrupts raised outside the bursts (the fixup's). */
+static void replay_pending(void)
+{
+    unsigned int c;
+
+    for ( c = 0; c < nr_cpu_ids; c++ )
+        if ( __atomic_exchange_n(&irq_pending[c], 0, __ATOMIC_SEQ_CST) &&
+             cpu_online(c) )
+        {
+            harness_cpu = c;
+            st_walks++;
+            wakeup_walk();
+            harness_cpu = ~0u;
+        }
+}
+
+static int replay(unsigned int events, unsigned int burst_max,
+                  unsigned int hotplug_every, unsigned int s3_every,
+                  unsigned int hooks_every, uint64_t seed,
+                  struct replay_cost *rc)
+{
+    uint64_t rng = seed, e;
+    unsigned int i, limit = harness_limit();
+
+    rc->walk = calloc(events * 8 + 16, sizeof(uint64_t));
+    rc->block = calloc(events * 8 + nr_vcpus * 2 + 16, sizeof(uint64_t));
+    rc->nwalk = rc->nblock = 0;
+
+    /* boot: every vCPU runs once and halts */
+    for ( i = 0; i < nr_vcpus; i++ )
+        runq[runq_tail++ % MAX_VCPUS] = hv[i];
+    replay_run_queue(rc, limit);
+    digest_state(0);
+
+    for ( e = 1; e <= events; e++ )
+    {
+        unsigned int n = 1 + rng_next(&rng) % burst_max, k;
+        int cpus[8];
+
+        if ( hotplug_every && e % hotplug_every == 0 )
+        {
+            /* take a pCPU other than 0 offline, or bring one back */
+            unsigned int x = 1 + rng_next(&rng) % (nr_cpu_ids - 1);
+
+            if ( may_offline(x) )
+                cpu_offline(x, &rng);
+            else if ( !cpu_online(x) )
+                cpu_up(x);
+            replay_pending();
+            limit = harness_limit();
+        }
+        if ( hooks_every && e % hooks_every == 0 )
+        {
+            hooks_toggle();
+            limit = harness_limit();
+        }
+        if ( s3_every && e % s3_every == 0 )
+        {
+            suspend_resume(&rng);
+            replay_pending();
+            limit = harness_limit();
+        }
+        if ( hotplug_every && rng_next(&rng) % 8 == 0 )
+        {
+            /* the scheduler moves a halted vCPU: its list stays */
+            struct vcpu *v = &hv[rng_next(&rng) % nr_vcpus]->v;
+
+            v->processor = pick_online(&rng);
+        }
+
+        /* a burst of NIC interrupts, each to one queue's vCPU */
+        for ( k = 0; k < n; k++ )
+            cpus[k] = post_interrupt(&hv[rng_next(&rng) % nr_vcpus]->v);
+        for ( k = 0; k < n; k++ )
+        {
+            unsigned int j;
+            uint64_t t0, t1;
+
+            if ( cpus[k] < 0 )
+                continue;
+            for ( j = 0; j < k; j++ )
+                if ( cpus[j] == cpus[k] )
+                    break;
+            if ( j < k )
+                continue;       /* the APIC merged it with an earlier one */
+            harness_cpu = cpus[k];
+            st_walks++;
+            t0 = rdtsc_ordered();
+            wakeup_walk();
+            t1 = rdtsc_ordered();
+            rc->walk[rc->nwalk++] = t1 - t0;
+            harness_cpu = ~0u;
+        }
+        replay_run_queue(rc, limit);
+        digest_state(e);
+        check_invariants(false);
+    }
+    check_invariants(true);
+    check_debug_key();
+    return 0;
+}
+
+
+void run_replay(const struct scenario *s)
+{
+    struct replay_cost rc;
+    uint64_t sum = 0;
+    size_t i;
+    cpu_set_t cs;
+
+    /* Stay on one CPU: no migration between measured walks. */
+    CPU_ZERO(&cs);
+    CPU_SET(sched_getcpu(), &cs);
+    sched_setaffinity(0, sizeof(cs), &cs);
+
+    replay(s->events, s->burst, s->hotplug, s->s3, s->hooks, s->seed, &rc);
+    trace_close();
+    qsort(rc.walk, rc.nwalk, sizeof(uint64_t), cmp_u64);
+    qsort(rc.block, rc.nblock, sizeof(uint64_t), cmp_u64);
+    for ( i = 0; i < rc.nwalk; i++ )
+        sum += rc.walk[i];
+    printf("{\"scenario\": \"%s\", \"mode\": \"replay\", "
+           "\"pcpus\": %u, \"online_pcpus\": %u, \"vcpus\": %u, "
+           "\"limit\": %u, "
+           "\"max_len\": %" PRIu64 ", \"adds\": %" PRIu64 ", "
+           "\"spilled\": %" PRIu64 ", \"over_limit\": %" PRIu64 ", "
+           "\"moves\": %" PRIu64 ", \"walks\": %zu, "
+           "\"p50_walk_cycles\": %" PRIu64 ", "
+           "\"p99_walk_cycles\": %" PRIu64 ", "
+           "\"max_walk_cycles\": %" PRIu64 ", "
+           "\"mean_walk_cycles\": %" PRIu64 ", "
+           "\"p50_block_cycles\": %" PRIu64 ", "
+           "\"p99_block_cycles\": %" PRIu64 ", "
+           "\"woken\": %" PRIu64 ", \"posted\": %" PRIu64 ", "
+           "\"lost_wakeups\": %" PRIu64 ", "
+           "\"invariant_violations\": %" PRIu64 ", "
+           "\"running_ndst_stale\": %" PRIu64 ", "
+           "\"trace\": %s%s%s, \"trace_records\": %" PRIu64 ", "
+           "\"digest\": \"%016" PRIx64 "\"}\n",
+           s->name, s->pcpus, num_online_cpus(), s->vcpus,
+           harness_limit(),
+           (uint64_t)st_max_len, (uint64_t)st_adds,
+           (uint64_t)st_spilled, (uint64_t)st_over_limit,
+           (uint64_t)st_moves, rc.nwalk,
+           pct(rc.walk, rc.nwalk, 50), pct(rc.walk, rc.nwalk, 99),
+           rc.nwalk ? rc.walk[rc.nwalk - 1] : 0,
+           rc.nwalk ? sum / rc.nwalk : 0,
+           pct(rc.block, rc.nblock, 50), pct(rc.block, rc.nblock, 99),
+           (uint64_t)st_woken, (uint64_t)st_posted,
+           (uint64_t)st_lost, (uint64_t)st_violations,
+           (uint64_t)st_running_ndst_stale,
+           s->trace ? "\"" : "", s->trace ? s->trace : "null", s->trace ? "\"" : "",
+           trace_records, digest);
+    free(rc.walk);
+    free(rc.block);
+}
+
+void run_stress(const struct scenario *s)
+{
+    pthread_t irq[NR_CPUS], dev[16], timer;
+    uint64_t rng = s->seed + 7, checks = 0, hotplugs = 0;
+    struct timespec t0, now;
+    unsigned int i;
+
+    pthread_rwlockattr_t ra;
+
+    threaded = true;
+    pthread_rwlockattr_init(&ra);
+    pthread_rwlockattr_setkind_np(&ra,
+        PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+    pthread_rwlock_init(&stop_machine, &ra);
+    for ( i = 0; i < s->pcpus; i++ )
+        pthread_create(&irq[i], NULL, irq_thread, (void *)(uintptr_t)i);
+    for ( i = 0; i < s->vcpus; i++ )
+        pthread_create(&hv[i]->thread, NULL, vcpu_thread, hv[i]);
+    for ( i = 0; i < s->devices && i < 16; i++ )
+        pthread_create(&dev[i], NULL, device_thread,
+                       (void *)(uintptr_t)(i + 1));
+    pthread_create(&timer, NULL, timer_thread, NULL);
+
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    do {
+        struct timespec ts = { 0, 500000 };
+        unsigned int x;
+
+        nanosleep(&ts, NULL);
+        if ( s->hotplug && rng_next(&rng) % s->hotplug == 0 )
+        {
+            x = 1 + rng_next(&rng) % (s->pcpus - 1);
+            if ( may_offline(x) )
+                cpu_offline(x, &rng);
+            else if ( !cpu_online(x) )
+                cpu_up(x);
+            hotplugs++;
+        }
+        pthread_rwlock_wrlock(&stop_machine);
+        check_invariants(false);
+        pthread_rwlock_unlock(&stop_machine);
+        checks++;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+    } while ( now.tv_sec - t0.tv_sec < (time_t)s->seconds );
+
+    /* Quiesce: no more interrupts, let the pending ones be handled. */
+    stop_devices = true;
+    for ( i = 0; i < s->devices && i < 16; i++ )
+        pthread_join(dev[i], NULL);
+    pthread_join(timer, NULL);
+    for ( ; ; )
+    {
+        bool busy = false;
+
+        for ( i = 0; i < s->pcpus; i++ )
+            busy |= irq_pending[i] && cpu_online(i);
+        if ( !busy )
+            break;
+        sched_yield();
+    }
+    pthread_rwlock_wrlock(&stop_machine);
+    /* IRQ threads are between handlers: nothing pending is in flight */
+    check_invariants(true);
+    check_debug_key();
+    checks++;
+    stop_all = true;
+    pthread_rwlock_unlock(&stop_machine);
+    for ( i = 0; i < s->vcpus; i++ )
+    {
+        pthread_mutex_lock(&hv[i]->wmtx);
+        pthread_cond_broadcast(&hv[i]->wcond);
+        pthread_mutex_unlock(&hv[i]->wmtx);
+    }
+    for ( i = 0; i < s->vcpus; i++ )
+        pthread_join(hv[i]->thread, NULL);
+    for ( i = 0; i < s->pcpus; i++ )
+    {
+        pthread_mutex_lock(&irq_mtx[i]);
+        pthread_cond_broadcast(&irq_cond[i]);
+        pthread_mutex_unlock(&irq_mtx[i]);
+        pthread_join(irq[i], NULL);
+    }
+    trace_close();
+    printf("{\"scenario\": \"%s\", \"mode\": \"stress\", "
+           "\"pcpus\": %u, \"online_pcpus\": %u, \"vcpus\": %u, "
+           "\"limit\": %u, "
+           "\"seconds\": %u, \"checks\": %" PRIu64 ", "
+           "\"hotplugs\": %" PRIu64 ", "
+           "\"max_len\": %" PRIu64 ", \"adds\": %" PRIu64 ", "
+           "\"spilled\": %" PRIu64 ", \"over_limit\": %" PRIu64 ", "
+           "\"moves\": %" PRIu64 ", \"walks\": %" PRIu64 ", "
+           "\"blocks\": %" PRIu64 ", \"woken\": %" PRIu64 ", "
+           "\"posted\": %" PRIu64 ", \"notified\": %" PRIu64 ", "
+           "\"dropped\": %" PRIu64 ", "
+           "\"lost_wakeups\": %" PRIu64 ", "
+           "\"invariant_violations\": %" PRIu64 ", "
+           "\"running_ndst_stale\": %" PRIu64 ", "
+           "\"trace\": %s%s%s, \"trace_records\": %" PRIu64 "}\n",
+           s->name, s->pcpus, num_online_cpus(), s->vcpus,
+           harness_limit(), s->seconds, checks,
+           hotplugs, (uint64_t)st_max_len, (uint64_t)st_adds,
+           (uint64_t)st_spilled, (uint64_t)st_over_limit,
+           (uint64_t)st_moves, (uint64_t)st_walks, (uint64_t)st_blocks,
+           (uint64_t)st_woken, (uint64_t)st_posted,
+           (uint64_t)st_notified, (uint64_t)st_dropped,
+           (uint64_t)st_lost, (uint64_t)st_violations,
+           (uint64_t)st_running_ndst_stale,
+           s->trace ? "\"" : "", s->trace ? s->trace : "null", s->trace ? "\"" : "",
+           trace_records);
+}

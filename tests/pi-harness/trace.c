@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * pi-harness: the trace writer.  pi.c's TRACE_xD records go to per-pCPU
+ * buffers, flushed as xentrace windows (TRC_TRACE_CPU_CHANGE + records,
+ * each with its TSC); the harness also learns list lengths from them.
+ */
+#define _GNU_SOURCE
+#include "harness.h"
+
+/* ---- tracing: per-pCPU buffers flushed as xentrace windows ---- */
+#define TBUF_WINDOW 32768
+struct tbuf {
+    pthread_mutex_t lock;
+    unsigned char data[TBUF_WINDOW];
+    size_t used;
+};
+static struct tbuf tbuf[NR_CPUS];
+FILE *trace_file;
+static pthread_mutex_t trace_file_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t trace_bytes;
+uint64_t trace_records;
+
+static void tbuf_flush(unsigned int cpu)
+{
+    struct tbuf *b = &tbuf[cpu];
+    uint32_t hdr[3] = { TRC_TRACE_CPU_CHANGE | (2u << TRACE_EXTRA_SHIFT),
+                        cpu, b->used };
+
+    if ( !b->used )
+        return;
+    pthread_mutex_lock(&trace_file_lock);
+    if ( fwrite(hdr, sizeof(hdr), 1, trace_file) != 1 ||
+         fwrite(b->data, b->used, 1, trace_file) != 1 )
+    {
+        perror("trace");
+        exit(2);
+    }
+    trace_bytes += sizeof(hdr) + b->used;
+    pthread_mutex_unlock(&trace_file_lock);
+    b->used = 0;
+}
+
+
+/* What the harness itself learns from the records pi.c emits. */
+static void trace_observe(uint32_t event, const uint32_t *d)
+{
+    switch ( event )
+    {
+    case TRC_HW_IRQ_PI_LIST_ADD:
+        /* single-threaded, the list cannot change meanwhile: cross-check */
+        if ( !threaded && d[2] != count_list(d[1] & 0xffff) )
+            st_trace_mismatch++;
+        st_adds++;
+        if ( (d[1] >> 16) != (d[1] & 0xffff) )
+            st_spilled++;
+        if ( d[3] && d[2] > d[3] )
+        {
+            st_over_limit++;
+            over_excused[d[1] & 0xffff] = true;
+        }
+        note_max(&st_max_len, d[2]);
+        break;
+    case TRC_HW_IRQ_PI_LIST_MOVE:
+        st_moves++;
+        if ( harness_limit() && d[3] > harness_limit() )
+        {
+            unsigned int c;
+
+            st_over_limit++;
+            over_excused[d[2]] = true;
+            /*
+             * The docs promise that the fixup only goes above the limit
+             * when no online list of the pool is below it.  Single-threaded,
+             * the lists are as the fixup left them.
+             */
+            for ( c = 0; !threaded && c < nr_cpu_ids; c++ )
+                if ( cpu_online(c) && in_pool(c) &&
+                     count_list(c) < harness_limit() )
+                {
+                    violation("fixup moved above the limit, a list below it "
+                              "existed", d[2], c);
+                    break;
+                }
+        }
+        note_max(&st_max_len, d[3]);
+        break;
+    case TRC_HW_IRQ_PI_WAKEUP:
+        /* The cycles cannot be more than the whole walk took so far. */
+        if ( !threaded && in_walk &&
+             d[2] > (uint32_t)(rdtsc_ordered() - walk_start) )
+            violation("PI_WAKEUP cycles longer than the walk", d[0], d[2]);
+        break;
+    }
+}
+
+void __trace_var(uint32_t event, bool cycles, unsigned int extra,
+                 const void *data)
+{
+    unsigned int cpu = smp_processor_id(), n = extra / 4;
+    struct tbuf *b = &tbuf[cpu];
+    uint32_t hdr = event | (n << TRACE_EXTRA_SHIFT) | (cycles ? 1u << 31 : 0);
+    size_t size = 4 + (cycles ? 8 : 0) + extra;
+    uint64_t tsc;
+
+    assert(extra % 4 == 0 && n <= 7);
+    trace_observe(event, data);
+    if ( !trace_file )
+        return;
+
+    pthread_mutex_lock(&b->lock);
+    if ( b->used + size > TBUF_WINDOW )
+        tbuf_flush(cpu);
+    tsc = __rdtsc();    /* under the lock: ordered within this pCPU */
+    memcpy(b->data + b->used, &hdr, 4);
+    b->used += 4;
+    if ( cycles )
+    {
+        memcpy(b->data + b->used, &tsc, 8);
+        b->used += 8;
+    }
+    memcpy(b->data + b->used, data, extra);
+    b->used += extra;
+    pthread_mutex_unlock(&b->lock);
+    __atomic_fetch_add(&trace_records, 1, __ATOMIC_RELAXED);
+}
+
+void trace_close(void)
+{
+    unsigned int c;
+
+    if ( !trace_file )
+        return;
+    for ( c = 0; c < nr_cpu_ids; c++ )
+    {
+        pthread_mutex_lock(&tbuf[c].lock);
+        tbuf_flush(c);
+        pthread_mutex_unlock(&tbuf[c].lock);
+    }
+    fclose(trace_file);
+    trace_file = NULL;
+}
+
+void trace_cpu_init(unsigned int cpu)
+{
+    pthread_mutex_init(&tbuf[cpu].lock, NULL);
+}

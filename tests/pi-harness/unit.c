@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * pi-harness: the code under test, and the harness's calls into it.
+ *
+ * pi.c is copied from the patched tree by the Makefile, every #include
+ * replaced by emul.h.  Built with -DPI_REF, the file under test is instead
+ * the same code cut out of vmx.c just before the series moves it (the base
+ * plus the upstream fixes that come first in the series), to
+ * show that the patched code with the bound off behaves identically.
+ * Everything static in there is reached through the functions below.
+ */
+#include "harness.h"
+
+#ifdef PI_REF
+#include "ref-pi.c"
+void harness_wakeup(void) { pi_wakeup_interrupt(NULL); }
+void harness_set_limit(const char *s) { (void)s; }
+unsigned int harness_limit(void) { return 0; }
+void harness_account(struct domain *d, bool assign) { (void)d; (void)assign; }
+unsigned int harness_list_len(unsigned int c) { (void)c; return 0; }
+unsigned int harness_list_max(unsigned int c) { (void)c; return 0; }
+#else
+#include "pi.c"
+uint8_t posted_intr_vector;
+void harness_wakeup(void) { vmx_pi_wakeup(); }
+void harness_set_limit(const char *s)
+{
+    if ( harness_param_fn(s) )
+    {
+        fprintf(stderr, "bad %s=%s\n", harness_param_name, s);
+        exit(2);
+    }
+}
+unsigned int harness_limit(void) { return read_atomic(&pi_list_limit); }
+void harness_account(struct domain *d, bool assign)
+{
+    vmx_pi_limit_account(d, assign);
+}
+unsigned int harness_list_len(unsigned int c)
+{
+    return per_cpu(vmx_pi_blocking, c).len;
+}
+unsigned int harness_list_max(unsigned int c)
+{
+    return per_cpu(vmx_pi_blocking, c).max_len;
+}
+#endif
+
+void harness_vectors(uint8_t wakeup, uint8_t posted)
+{
+    pi_wakeup_vector = wakeup;
+    posted_intr_vector = posted;
+}
+void harness_per_cpu_init(unsigned int cpu) { vmx_pi_per_cpu_init(cpu); }
+void harness_block_hook(struct vcpu *v) { vmx_vcpu_block(v); }
+void harness_switch_from(struct vcpu *v) { vmx_pi_switch_from(v); }
+void harness_switch_to(struct vcpu *v) { vmx_pi_switch_to(v); }
+void harness_do_resume(struct vcpu *v) { vmx_pi_do_resume(v); }
+void harness_fixup(unsigned int cpu) { vmx_pi_desc_fixup(cpu); }
+
+struct list_head *harness_list(unsigned int c)
+{
+    return &per_cpu(vmx_pi_blocking, c).list;
+}
+spinlock_t *harness_list_lock(unsigned int c)
+{
+    return &per_cpu(vmx_pi_blocking, c).lock;
+}

@@ -1,0 +1,522 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * pi-harness: vCPUs and the scheduler.  Each vCPU is a thread that runs on
+ * its pCPU (an exec lock per pCPU), halts, is woken, migrates, with Xen's
+ * lazy context switch; pCPUs go offline and online under a stop-machine
+ * rwlock; a timer wakes vCPUs as other event sources do.  The replay drives
+ * the same steps from one thread, with a run queue.
+ */
+#define _GNU_SOURCE
+#include "harness.h"
+
+#include <sched.h>
+#include <time.h>
+
+/* ---- the environment emul.h declares ---- */
+unsigned int nr_cpu_ids;
+__thread unsigned int harness_cpu = ~0u;
+cpumask_t cpu_online_map;
+DEFINE_PER_CPU(cpumask_t *, cpu_core_mask);
+DEFINE_PER_CPU(unsigned int, irq_count);
+bool x2apic_enabled = true;
+bool iommu_intpost = true;
+unsigned int harness_apic_id[NR_CPUS];
+int tb_init_done;
+void (*harness_lock_hook)(spinlock_t *l);
+bool fixup_posts, trace_on_in_walk;
+
+static struct notifier_block *cpu_notifier;
+
+void register_cpu_notifier(struct notifier_block *nb)
+{
+    assert(!cpu_notifier);
+    cpu_notifier = nb;
+}
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
+static pthread_mutex_t rng_lock = PTHREAD_MUTEX_INITIALIZER;
+bool threaded;
+
+uint64_t rng_next(uint64_t *s)
+{
+    uint64_t x = *s;
+
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return *s = x;
+}
+
+void rng_seed(uint64_t seed)
+{
+    rng_state = seed * 0x9e3779b97f4a7c15ULL + 1;
+}
+
+unsigned int get_random(void)
+{
+    unsigned int r;
+
+    if ( threaded )
+        pthread_mutex_lock(&rng_lock);
+    r = rng_next(&rng_state) >> 32;
+    if ( threaded )
+        pthread_mutex_unlock(&rng_lock);
+    return r;
+}
+
+struct cpupool {
+    cpumask_t cpu_valid;
+};
+static struct cpupool pool;
+unsigned int pool_first, pool_last = ~0u;
+
+const cpumask_t *cpupool_valid_cpus(const struct cpupool *p)
+{
+    return &p->cpu_valid;
+}
+
+bool in_pool(unsigned int cpu)
+{
+    return cpu >= pool_first && cpu <= pool_last;
+}
+
+/* Whether a pCPU of the pool other than @except is online. */
+bool pool_online(unsigned int except)
+{
+    unsigned int c;
+
+    for ( c = pool_first; c <= pool_last && c < nr_cpu_ids; c++ )
+        if ( c != except && cpu_online(c) )
+            return true;
+    return false;
+}
+
+/*
+ * CPU hotplug in the scenarios: not pCPU 0, at least 2 pCPUs stay online,
+ * and, as Xen refuses to take a cpupool's last pCPU while it has domains,
+ * one of the pool's.
+ */
+bool may_offline(unsigned int cpu)
+{
+    return cpu && cpu_online(cpu) && num_online_cpus() > 2 &&
+           (!in_pool(cpu) || pool_online(cpu));
+}
+
+static struct domain dom = { .domain_id = 1, .cpupool = &pool };
+/* A second domain, without vCPUs here, whose device comes and goes. */
+static struct domain dom2 = { .domain_id = 2, .max_vcpus = 16 };
+static bool dom2_hooks;
+unsigned int blockable_vcpus;
+
+/*
+ * vmx_pi_hooks_deassign() on a domain that never had the hooks (the
+ * source of a device reassignment can be one), then alternately
+ * vmx_pi_hooks_assign() and _deassign() on dom2.
+ */
+void hooks_toggle(void)
+{
+    if ( !dom2_hooks )
+        harness_account(&dom2, false);
+    dom2_hooks = !dom2_hooks;
+    harness_account(&dom2, dom2_hooks);
+    blockable_vcpus += dom2_hooks ? dom2.max_vcpus : -dom2.max_vcpus;
+}
+/* One page each, as Xen's alloc_vcpu_struct() gives them. */
+struct harness_vcpu *hv[MAX_VCPUS];
+unsigned int nr_vcpus;
+static cpumask_t socket_mask[NR_CPUS];
+struct vcpu *_Atomic curr_vcpu[NR_CPUS]; /* context loaded (lazy) */
+
+/* Stop-machine: pi.c runs in read sections, CPU online/offline and the
+ * invariant checks in write sections. */
+pthread_rwlock_t stop_machine = PTHREAD_RWLOCK_INITIALIZER;
+pthread_mutex_t exec_lock[NR_CPUS];
+
+_Atomic bool stop_all;
+
+/* ---- the scheduler's side ---- */
+struct harness_vcpu *runq[MAX_VCPUS];   /* replay only */
+unsigned int runq_head, runq_tail;
+
+void vcpu_unblock(struct vcpu *v)
+{
+    struct harness_vcpu *h = v->h;
+
+    if ( !(__atomic_fetch_and(&v->pause_flags, ~(1UL << _VPF_blocked),
+                              __ATOMIC_SEQ_CST) & (1UL << _VPF_blocked)) )
+        return;
+    st_woken++;
+    if ( trace_on_in_walk && in_walk && !tb_init_done )
+        tb_init_done = 1;
+    if ( threaded )
+    {
+        pthread_mutex_lock(&h->wmtx);
+        pthread_cond_signal(&h->wcond);
+        pthread_mutex_unlock(&h->wmtx);
+    }
+    else
+    {
+        runq[runq_tail++ % MAX_VCPUS] = h;
+    }
+}
+
+bool is_blocked(const struct vcpu *v)
+{
+    return test_bit(_VPF_blocked, &v->pause_flags);
+}
+
+
+/*
+ * Save the lazily kept context of @prev on pCPU @cpu (exec lock held), as
+ * __context_switch() does when another vCPU is loaded.  If @prev's own
+ * thread is busy, it is about to load itself elsewhere and does the
+ * equivalent (switch_to) itself.
+ */
+static void save_lazy(unsigned int cpu, struct vcpu *prev)
+{
+    struct vcpu *p = prev;
+
+    if ( !prev || !__atomic_compare_exchange_n(&curr_vcpu[cpu], &p, NULL,
+                                               false, __ATOMIC_SEQ_CST,
+                                               __ATOMIC_SEQ_CST) )
+        return;
+    if ( pthread_mutex_trylock(&prev->h->sched) == 0 )
+    {
+        if ( prev->h->loaded_on == cpu )
+        {
+            harness_switch_from(prev);
+            prev->h->loaded_on = ~0u;
+        }
+        pthread_mutex_unlock(&prev->h->sched);
+    }
+}
+
+/* Load @v on its pCPU (exec lock held): lazy context switch as Xen's. */
+void context_switch_in(struct vcpu *v)
+{
+    unsigned int cpu = v->processor, old = v->h->loaded_on;
+
+    if ( old != cpu )
+    {
+        if ( old < nr_cpu_ids )
+        {
+            struct vcpu *p = v;
+
+            /* its state is flushed from the other pCPU first */
+            __atomic_compare_exchange_n(&curr_vcpu[old], &p, NULL, false,
+                                        __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+        }
+        save_lazy(cpu, curr_vcpu[cpu]);
+        harness_switch_to(v);
+        curr_vcpu[cpu] = v;
+        v->h->loaded_on = cpu;
+    }
+    harness_do_resume(v);
+}
+
+/* HLT: Xen's vcpu_block() with the PI hook. */
+void block(struct vcpu *v)
+{
+    __atomic_fetch_or(&v->pause_flags, 1UL << _VPF_blocked, __ATOMIC_SEQ_CST);
+    st_blocks++;
+    harness_block_hook(v);
+    /*
+     * vcpu_block() checks local_events_need_delivery(), which for a VMX
+     * vCPU syncs PIR into the IRR (vmx_sync_pir_to_irr(): a locked
+     * test-and-clear of ON).
+     */
+    if ( sync_pir_to_irr(v) )
+        vcpu_unblock(v);
+}
+
+/* ---- threads ---- */
+static void enter_cpu(struct harness_vcpu *h, unsigned int *cpu)
+{
+    for ( ; ; )
+    {
+        pthread_mutex_lock(&h->sched);
+        *cpu = h->v.processor;
+        pthread_mutex_lock(&exec_lock[*cpu]);
+        pthread_rwlock_rdlock(&stop_machine);
+        /* Nothing runs on a pCPU taken down: wait to be moved off it. */
+        if ( cpu_online(*cpu) )
+            break;
+        pthread_rwlock_unlock(&stop_machine);
+        pthread_mutex_unlock(&exec_lock[*cpu]);
+        pthread_mutex_unlock(&h->sched);
+        sched_yield();
+    }
+    harness_cpu = *cpu;
+}
+
+static void leave_cpu(struct harness_vcpu *h, unsigned int cpu)
+{
+    harness_cpu = ~0u;
+    pthread_rwlock_unlock(&stop_machine);
+    pthread_mutex_unlock(&exec_lock[cpu]);
+    pthread_mutex_unlock(&h->sched);
+}
+
+/* A pCPU for a vCPU to run on: an online one of the pool if any. */
+unsigned int pick_online(uint64_t *rng)
+{
+    unsigned int c;
+    bool pool_ok = pool_online(~0u);
+
+    do
+        c = rng_next(rng) % nr_cpu_ids;
+    while ( !cpu_online(c) || (pool_ok && !in_pool(c)) );
+    return c;
+}
+
+void *vcpu_thread(void *arg)
+{
+    struct harness_vcpu *h = arg;
+    struct vcpu *v = &h->v;
+    unsigned int cpu;
+
+    while ( !stop_all )
+    {
+        unsigned int r = rng_next(&h->rng) % 100;
+
+        enter_cpu(h, &cpu);
+        context_switch_in(v);
+        guest_runs(v);
+        if ( r < 80 )
+        {
+            block(v);
+            leave_cpu(h, cpu);
+            pthread_mutex_lock(&h->wmtx);
+            while ( is_blocked(v) && !stop_all )
+                pthread_cond_wait(&h->wcond, &h->wmtx);
+            pthread_mutex_unlock(&h->wmtx);
+            continue;
+        }
+        if ( r < 90 )
+        {
+            /* migrate: save state here, run elsewhere next */
+            unsigned int to = pick_online(&h->rng);
+
+            harness_switch_from(v);
+            curr_vcpu[cpu] = NULL;
+            h->loaded_on = ~0u;
+            v->processor = to;
+        }
+        leave_cpu(h, cpu);
+        if ( r >= 90 )
+            sched_yield();
+    }
+    return NULL;
+}
+
+
+/* Other wakeup sources (timers, event channels): vcpu_unblock() directly. */
+void *timer_thread(void *arg)
+{
+    uint64_t rng = 12345;
+
+    (void)arg;
+    while ( !stop_devices )
+    {
+        struct timespec ts = { 0, 200000 };
+
+        vcpu_unblock(&hv[rng_next(&rng) % nr_vcpus]->v);
+        nanosleep(&ts, NULL);
+    }
+    return NULL;
+}
+
+/*
+ * A device posts to the vCPU the CPU-dead fixup is deciding about (the
+ * first one left on the dead pCPU's list when the fixup takes another
+ * pCPU's list lock), alternately as the fixup takes that lock and as it
+ * releases it.  The notification, if any, is raised as any other.
+ */
+static unsigned int fixup_cpu;
+static __thread bool in_fixup;
+
+static void fixup_post(spinlock_t *l)
+{
+    static struct vcpu *cur;    /* to post to at release */
+    static bool taken;
+    static unsigned int n;
+    struct list_head *head = harness_list(fixup_cpu);
+
+    if ( !in_fixup || l == harness_list_lock(fixup_cpu) )
+        return;
+    if ( (taken = !taken) )
+    {
+        cur = list_empty(head) ? NULL
+                               : container_of(head->next, struct vcpu,
+                                              arch.hvm.vmx.pi_blocking.list);
+        if ( cur && (n++ & 1) )
+        {
+            raise_irq(post_interrupt(cur));
+            cur = NULL;
+        }
+    }
+    else if ( cur )
+        raise_irq(post_interrupt(cur));
+}
+
+void cpu_offline(unsigned int x, uint64_t *rng)
+{
+    unsigned int i;
+
+    /* stop_machine: __cpu_disable() */
+    pthread_rwlock_wrlock(&stop_machine);
+    cpumask_clear_cpu(x, &cpu_online_map);
+    cpumask_clear_cpu(x, socket_mask + (x / 32));
+    pthread_rwlock_unlock(&stop_machine);
+
+    /* cpu_disable_scheduler(): nothing runs on x any more */
+    for ( i = 0; i < nr_vcpus; i++ )
+    {
+        pthread_mutex_lock(&hv[i]->sched);
+        if ( hv[i]->v.processor == x )
+            hv[i]->v.processor = pick_online(rng);
+        pthread_mutex_unlock(&hv[i]->sched);
+    }
+    pthread_mutex_lock(&exec_lock[x]);
+    harness_cpu = x;
+    save_lazy(x, curr_vcpu[x]);
+    harness_cpu = ~0u;
+    pthread_mutex_unlock(&exec_lock[x]);
+    pthread_mutex_lock(&irq_gate[x]);
+    irq_pending[x] = 0;
+    pthread_mutex_unlock(&irq_gate[x]);
+
+    /* CPU_DEAD, on another pCPU */
+    harness_cpu = cpumask_first(&cpu_online_map);
+    /* With no pCPU of the pool left, the fixup may use any other. */
+    if ( in_pool(x) && !pool_online(~0u) )
+        for ( i = 0; i < nr_vcpus; i++ )
+            if ( list_cpu_of(&hv[i]->v) == (int)x )
+                hv[i]->outside_pool_ok = true;
+    if ( fixup_posts )
+    {
+        fixup_cpu = x;
+        in_fixup = true;
+        harness_lock_hook = fixup_post;
+    }
+    harness_fixup(x);
+    in_fixup = false;
+    harness_cpu = ~0u;
+    if ( !tb_init_done )
+    {
+        /* no PI_LIST_MOVE records to learn from: look at the lists */
+        unsigned int c, limit = harness_limit();
+
+        for ( c = 0; c < nr_cpu_ids; c++ )
+            if ( limit && count_list(c) > limit )
+                over_excused[c] = true;
+    }
+}
+
+void cpu_up(unsigned int x)
+{
+    unsigned int c, limit = harness_limit();
+
+    pthread_rwlock_wrlock(&stop_machine);
+    harness_cpu = cpumask_first(&cpu_online_map);
+    if ( count_list(x) )
+        violation("pCPU comes up with a non-empty list", x, count_list(x));
+    harness_per_cpu_init(x);     /* CPU_UP_PREPARE */
+    cpumask_set_cpu(x, &cpu_online_map);
+    cpumask_set_cpu(x, socket_mask + (x / 32));
+    pthread_rwlock_unlock(&stop_machine);
+    /* CPU_ONLINE, on the pCPU that brought it up */
+    if ( cpu_notifier )
+        cpu_notifier->notifier_call(cpu_notifier, CPU_ONLINE,
+                                    (void *)(uintptr_t)x);
+    harness_cpu = ~0u;
+    /* A lower limit leaves longer lists as they are (see the docs). */
+    if ( harness_limit() < limit )
+        for ( c = 0; c < nr_cpu_ids; c++ )
+            over_excused[c] = true;
+}
+
+/*
+ * S3: every pCPU but 0 goes offline (their lists moved by the fixup, to
+ * pCPU 0's), pCPU 0 goes through vmx_cpu_up() again on resume, the others
+ * come back.
+ */
+void suspend_resume(uint64_t *rng)
+{
+    unsigned int c;
+
+    for ( c = 1; c < nr_cpu_ids; c++ )
+        if ( cpu_online(c) )
+            cpu_offline(c, rng);
+    harness_cpu = 0;
+    harness_per_cpu_init(0);
+    harness_cpu = ~0u;
+    for ( c = 1; c < nr_cpu_ids; c++ )
+        cpu_up(c);
+    /* The scheduler puts vCPUs back on their pool's pCPUs. */
+    for ( c = 0; c < nr_vcpus; c++ )
+        if ( !in_pool(hv[c]->v.processor) )
+            hv[c]->v.processor = pick_online(rng);
+}
+
+/* ---- setup ---- */
+void setup(unsigned int pcpus, unsigned int vcpus, bool all_on_0,
+                  uint64_t seed)
+{
+    unsigned int c, i;
+
+    nr_cpu_ids = pcpus;
+    nr_vcpus = vcpus;
+    if ( pool_last >= pcpus )
+        pool_last = pcpus - 1;
+    for ( c = pool_first; c <= pool_last; c++ )
+        cpumask_set_cpu(c, &pool.cpu_valid);
+    harness_vectors(WAKEUP_VECTOR, POSTED_VECTOR);
+    for ( c = 0; c < pcpus; c++ )
+    {
+        harness_apic_id[c] = 2 * c;     /* sparse, as with SMT off */
+        per_cpu(cpu_core_mask, c) = &socket_mask[c / 32];
+        pthread_mutex_init(&exec_lock[c], NULL);
+        pthread_mutex_init(&irq_gate[c], NULL);
+        pthread_mutex_init(&irq_mtx[c], NULL);
+        pthread_cond_init(&irq_cond[c], NULL);
+        trace_cpu_init(c);
+        harness_cpu = c;
+        harness_per_cpu_init(c);
+        cpumask_set_cpu(c, &cpu_online_map);
+        cpumask_set_cpu(c, &socket_mask[c / 32]);
+    }
+    dom.max_vcpus = vcpus;
+    for ( i = 0; i < vcpus; i++ )
+    {
+        struct harness_vcpu *h;
+        struct vcpu *v;
+
+        h = hv[i] = aligned_alloc(4096, (sizeof(*h) + 4095) & ~4095UL);
+        assert(h);
+        memset(h, 0, sizeof(*h));
+        v = &h->v;
+        v->vcpu_id = i;
+        v->domain = &dom;
+        v->h = h;
+        v->processor = pool_first +
+                       (all_on_0 ? 0 : i % (pool_last - pool_first + 1));
+        INIT_LIST_HEAD(&v->arch.hvm.vmx.pi_blocking.list);
+        /* vmx_create_vmcs(): NDST invalid, NV posted_intr_vector */
+        v->arch.hvm.vmx.pi_desc.nv = POSTED_VECTOR;
+        v->arch.hvm.vmx.pi_desc.ndst = 0xffffffff;
+        pthread_mutex_init(&h->sched, NULL);
+        pthread_mutex_init(&h->wmtx, NULL);
+        pthread_cond_init(&h->wcond, NULL);
+        h->rng = seed * 1000003 + i + 1;
+        h->loaded_on = ~0u;
+    }
+    /* vmx_pi_hooks_assign(): NDST of each vCPU, then the block hook */
+    for ( i = 0; i < vcpus; i++ )
+        hv[i]->v.arch.hvm.vmx.pi_desc.ndst = ndst_of(hv[i]->v.processor);
+    harness_cpu = 0;
+    harness_account(&dom, true);
+    blockable_vcpus = vcpus;
+    harness_cpu = ~0u;
+}
+
