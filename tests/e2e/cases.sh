@@ -1,7 +1,7 @@
 # The end-to-end guest cases: their xl configuration and what the guest must
 # print (topology cases) or what `xl create` must say (bad-* cases).
 # Sourced by run.sh.  Expected values are written here, by hand, from
-# docs/misc/vnuma-cpu-topology.pandoc (patch 12) and how Linux derives its
+# docs/misc/vnuma-cpu-topology.pandoc (the docs patch) and how Linux derives its
 # topology; nothing is derived from a run.
 # shellcheck shell=bash
 
