@@ -81,6 +81,20 @@ for c in "Intel duplicate ID" "AMD duplicate ID" \
     ok "case held: $c" grep -qxF "  ok: $c" <<<"$group_out"
 done
 
+# The same suite built with ASan and UBSan (the library files as the tools
+# build them).
+asan=$(mktemp)
+trap 'rm -f "$log" "$asan"' EXIT
+ok "test-cpu-policy builds with ASan and UBSan" \
+    bash -c 'gcc -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
+        -std=gnu99 -D__XEN_TOOLS__ -I"$1/tools/include" -o "$2" \
+        "$1/tools/tests/cpu-policy/test-cpu-policy.c" "$1/xen/lib/x86/cpuid.c" \
+        "$1/xen/lib/x86/msr.c" "$1/xen/lib/x86/policy.c" >"$3" 2>&1' \
+    _ "$TREE" "$asan" "$log"
+out=$("$asan" 2>&1)
+is "$?" 0 "ASan/UBSan build exits 0"
+ok "ASan/UBSan build reports 'Done: all ok'" grep -qx 'Done: all ok' <<<"$out"
+
 # Only the toolstack calls x86_topo_from_vnuma(): Xen must not carry it,
 # but it carries the APIC ID check its domctl uses.
 syms=$TREE/xen/xen-syms
