@@ -237,6 +237,12 @@ build_dom0() {
         fi > "$r/e2e/cases/$c.cfg"
         echo "$c $(case_kind "$c")" >> "$r/e2e/kinds"
     done
+    # the domctl case's client, built against the tree's libraries
+    mkdir -p "$r/e2e/bin"
+    gcc -O2 -Wall -Werror -D__XEN_TOOLS__ -I"$TREE/tools/include" \
+        -o "$r/e2e/bin/apic-ids" "$E2E_DIR/apic-ids.c" \
+        -L"$INST/usr/lib" -Wl,-rpath-link,"$INST/usr/lib" -lxenguest -lxenctrl ||
+        return 1
     cp "$E2E_DIR/dom0-init" "$r/init"
     chmod +x "$r/init"
     mkcpio "$r" "$OUT/dom0.img"
@@ -247,7 +253,8 @@ build_dom0() {
 images_key() {
     {
         echo "$DEB $VMLINUZ ${E2E_GUEST_EXTRA:-} ${E2E_GUEST_CFG:-}"
-        cat "$E2E_DIR/dom0-init" "$E2E_DIR/cases.sh" "$E2E_DIR/run.sh"
+        cat "$E2E_DIR/dom0-init" "$E2E_DIR/cases.sh" "$E2E_DIR/run.sh" \
+            "$E2E_DIR/apic-ids.c"
         find "$INST" -printf '%P %s %T@\n' | LC_ALL=C sort
     } | sha256sum | cut -c1-16
 }
@@ -490,6 +497,50 @@ check_bad() {
     fi
 }
 
+# check_save CASE DIR: the guest was created, xl save refused it with the
+# expected message, and the guest was still there afterwards, neither
+# paused, suspended, crashed nor dying.
+check_save() {
+    local c=$1 d=$2 rc re st
+    rc=$(cat "$d/$c.create.rc" 2>/dev/null)
+    if [ -z "$rc" ]; then fail "$c" "not run (dom0 stopped before it)"; return; fi
+    { echo "# xl create /e2e/cases/$c.cfg: exit $rc"; cat "$d/$c.create.txt"
+      echo "# xl save: exit $(cat "$d/$c.save.rc" 2>/dev/null)"; cat "$d/$c.save.txt" 2>/dev/null
+      echo "# xl list afterwards"; cat "$d/$c.xl-list.txt" 2>/dev/null; } > "$OUT/$c.log"
+    [ "$rc" = 0 ] || { fail "$c" "xl create exited $rc: $(first_error "$d/$c.create.txt")"; return; }
+    re=$(case_expect "$c")
+    st=$(awk -v n="$c" '$1 == n { print $5 }' "$d/$c.xl-list.txt" 2>/dev/null)
+    if [ "$(cat "$d/$c.save.rc" 2>/dev/null)" = 0 ]; then
+        fail "$c" "xl save accepted a guest with vNUMA"
+    elif ! grep -qiE -- "$re" "$d/$c.save.txt"; then
+        fail "$c" "xl save failed without the expected message /$re/: $(first_error "$d/$c.save.txt")"
+    elif [ -z "$st" ]; then
+        fail "$c" "the guest is gone after the refused xl save"
+    elif [[ $st == *[pscd]* ]]; then
+        fail "$c" "the guest is not running after the refused xl save: state $st"
+    else
+        pass "$c" "xl save refused, guest left in state $st: $(grep -iE -m1 -- "$re" "$d/$c.save.txt" | cut -c1-100)"
+    fi
+}
+
+# check_domctl CASE DIR: what Xen answered to XEN_DOMCTL_set_vcpu_apic_ids
+# at each step (case_expect), for a guest created paused, then running.
+check_domctl() {
+    local c=$1 d=$2 rc want got
+    rc=$(cat "$d/$c.create.rc" 2>/dev/null)
+    if [ -z "$rc" ]; then fail "$c" "not run (dom0 stopped before it)"; return; fi
+    { echo "# xl create -p /e2e/cases/$c.cfg: exit $rc"; cat "$d/$c.create.txt"
+      echo "# apic-ids steps"; cat "$d/$c.steps.txt" 2>/dev/null; } > "$OUT/$c.log"
+    [ "$rc" = 0 ] || { fail "$c" "xl create -p exited $rc: $(first_error "$d/$c.create.txt")"; return; }
+    want=$(case_expect "$c")
+    got=$(cat "$d/$c.steps.txt" 2>/dev/null)
+    if [ "$got" = "$want" ]; then
+        pass "$c" "$(echo "$got" | sed 's/^[^:]*: //' | paste -sd, - | sed 's/,/, /g')"
+    else
+        fail "$c" "Xen answered otherwise (< want, > got): $(diff <(echo "$want") <(echo "$got") | grep -E '^[<>]' | head -n2 | tr '\n' ' ')"
+    fi
+}
+
 # check_trace DIR: the trace came out whole; pi-stats, xenalyze and
 # xentrace_format read it; record counts agree.
 check_trace() {
@@ -569,6 +620,8 @@ for c in $CASES; do
     case $(case_kind "$c") in
     topo) check_topo "$c" "$d" ;;
     bad) check_bad "$c" "$d" ;;
+    save) check_save "$c" "$d" ;;
+    domctl) check_domctl "$c" "$d" ;;
     trace) check_trace "$d" ;;
     esac
 done

@@ -1,0 +1,146 @@
+/*
+ * What libxenguest puts in XEN_DOMCTL_set_vcpu_apic_ids, without Xen: the
+ * hypercall layer (libxencall, and the libraries xc_interface_open() opens
+ * with it) is replaced by the functions below, which the tree's
+ * libxenctrl/libxenguest call instead of their own.  xencall1() checks the
+ * domctl as Xen does (pad must be zero) and records what it got.
+ *
+ * Before the call, the stack is filled with a pattern, so that a field the
+ * library leaves unset reads as garbage, as it may in any real caller.
+ * Output: one "key value" line each, for the .t file to judge.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xencall.h>
+#include <xendevicemodel.h>
+#include <xenforeignmemory.h>
+#include <xenctrl.h>
+#include <xenguest.h>
+
+struct xencall_handle { int dummy; };
+static struct xencall_handle fake_xcall;
+
+xencall_handle *xencall_open(struct xentoollog_logger *logger,
+                             unsigned int open_flags)
+{
+    return &fake_xcall;
+}
+
+int xencall_close(xencall_handle *xcall)
+{
+    return 0;
+}
+
+void *xencall_alloc_buffer_pages(xencall_handle *xcall, size_t nr_pages)
+{
+    void *p = aligned_alloc(4096, nr_pages * 4096);
+
+    if ( p )
+        memset(p, 0, nr_pages * 4096);
+    return p;
+}
+
+void xencall_free_buffer_pages(xencall_handle *xcall, void *p,
+                               size_t nr_pages)
+{
+    free(p);
+}
+
+int xencall_buffers_never_fault(xencall_handle *xcall)
+{
+    return 1;
+}
+
+struct xenforeignmemory_handle { int dummy; };
+static struct xenforeignmemory_handle fake_fmem;
+
+xenforeignmemory_handle *xenforeignmemory_open(struct xentoollog_logger *l,
+                                               unsigned int open_flags)
+{
+    return &fake_fmem;
+}
+
+int xenforeignmemory_close(xenforeignmemory_handle *fmem)
+{
+    return 0;
+}
+
+struct xendevicemodel_handle { int dummy; };
+static struct xendevicemodel_handle fake_dmod;
+
+xendevicemodel_handle *xendevicemodel_open(struct xentoollog_logger *l,
+                                           unsigned int open_flags)
+{
+    return &fake_dmod;
+}
+
+int xendevicemodel_close(xendevicemodel_handle *dmod)
+{
+    return 0;
+}
+
+static unsigned int calls;
+static uint8_t got_ids[8];
+
+int xencall1(xencall_handle *xcall, unsigned int op, uint64_t arg1)
+{
+    const struct xen_domctl *d = (const void *)(uintptr_t)arg1;
+    const struct xen_domctl_vcpu_apic_ids *a = &d->u.vcpu_apic_ids;
+
+    if ( op != __HYPERVISOR_domctl ||
+         d->cmd != XEN_DOMCTL_set_vcpu_apic_ids ||
+         d->interface_version != XEN_DOMCTL_INTERFACE_VERSION )
+    {
+        printf("unexpected hypercall %u\n", op);
+        return -1;
+    }
+
+    calls++;
+    printf("domid %u\n", d->domain);
+    printf("nr_vcpus %u\n", a->nr_vcpus);
+    /* As Xen: a non-zero pad is refused with EINVAL. */
+    printf("pad %s\n", a->pad ? "set" : "zero");
+    if ( a->pad )
+        return -1;
+
+    if ( a->nr_vcpus <= sizeof(got_ids) )
+        memcpy(got_ids, (const void *)(uintptr_t)a->apic_id.p, a->nr_vcpus);
+    return 0;
+}
+
+static void __attribute__((noinline)) dirty_stack(void)
+{
+    volatile uint8_t junk[16384];
+    unsigned int i;
+
+    for ( i = 0; i < sizeof(junk); i++ )
+        junk[i] = 0xa5;
+}
+
+int main(void)
+{
+    static const uint8_t ids[] = { 0, 1, 4, 5, 8 };
+    xc_interface *xch = xc_interface_open(NULL, NULL, 0);
+    unsigned int i;
+    int rc;
+
+    if ( !xch )
+    {
+        printf("xc_interface_open failed\n");
+        return 1;
+    }
+
+    dirty_stack();
+    rc = xc_domain_set_vcpu_apic_ids(xch, 7, sizeof(ids), ids);
+    printf("rc %d\n", rc);
+    printf("calls %u\n", calls);
+    printf("ids");
+    for ( i = 0; i < sizeof(ids); i++ )
+        printf(" %u", got_ids[i]);
+    printf("\n");
+
+    xc_interface_close(xch);
+    return 0;
+}
