@@ -19,6 +19,8 @@
  * fixup takes a list lock), --trace-on-in-walk (tracing switched on from
  * inside a wakeup walk), --hooks N (every N events, a second domain gets
  * or loses the PI hooks, after a deassign from a domain never assigned).
+ * --timer N (a timer wakes a random vCPU, 1 event in N), --race-fixup (the
+ * CPU-dead fixup runs between an unblock's read of its list and its lock).
  * Prints one JSON object.  Exit status 1 when an invariant was broken or a
  * wakeup lost.
  *
@@ -43,6 +45,7 @@ int main(int argc, char **argv)
         { "hotplug", 1, NULL, 'h' }, { "devices", 1, NULL, 'D' },
         { "s3", 1, NULL, 'S' }, { "fixup-posts", 0, NULL, 'F' },
         { "trace-on-in-walk", 0, NULL, 'W' }, { "hooks", 1, NULL, 'H' },
+        { "timer", 1, NULL, 'I' }, { "race-fixup", 0, NULL, 'R' },
         { NULL, 0, NULL, 0 } };
     struct scenario s = {
         .name = "custom", .pcpus = 8, .vcpus = 32, .seconds = 5,
@@ -79,6 +82,8 @@ int main(int argc, char **argv)
         case 'F': fixup_posts = true; break;
         case 'W': trace_on_in_walk = true; break;
         case 'H': s.hooks = atoi(optarg); break;
+        case 'I': s.timer = atoi(optarg); break;
+        case 'R': s.race_fixup = true; break;
         default: return 2;
         }
     if ( s.pcpus < 2 || s.pcpus > NR_CPUS || !s.vcpus ||
