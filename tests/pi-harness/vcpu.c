@@ -414,8 +414,18 @@ void cpu_dead(unsigned int x, bool free)
     harness_fixup(x);
     in_fixup = false;
     harness_cpu = ~0u;
+    /*
+     * Xen frees the per-CPU area with call_rcu(): code that read a pointer
+     * into it before the fixup (an unblock about to take that list's lock)
+     * is done with it after the grace period.  Here: once every pCPU's
+     * code in flight has left, as stop-machine waits for.
+     */
     if ( free )
+    {
+        pthread_rwlock_wrlock(&stop_machine);
         harness_cpu_free(x);
+        pthread_rwlock_unlock(&stop_machine);
+    }
     if ( !tb_init_done )
     {
         /* no PI_LIST_MOVE records to learn from: look at the lists */
