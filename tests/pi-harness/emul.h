@@ -46,7 +46,19 @@ typedef uint16_t domid_t;
 #define smp_mb()    __atomic_thread_fence(__ATOMIC_SEQ_CST)
 #define smp_rmb()   __atomic_thread_fence(__ATOMIC_ACQUIRE)
 #define smp_wmb()   __atomic_thread_fence(__ATOMIC_RELEASE)
+/*
+ * pi.c's own ASSERT()s: with -DNDEBUG they check nothing, as in a release
+ * build of Xen.  The harness never relies on them: its own checks are
+ * HARNESS_CHECK()s, which -DNDEBUG leaves in.
+ */
+#ifdef NDEBUG
+#define ASSERT(x)   do { if ( 0 && (x) ) {} } while ( 0 )
+#else
 #define ASSERT(x)   assert(x)
+#endif
+void harness_check_failed(const char *what, const char *file, int line);
+#define HARNESS_CHECK(x) \
+    (likely(x) ? (void)0 : harness_check_failed(#x, __FILE__, __LINE__))
 
 #define container_of(ptr, type, member) ({                      \
         typeof(((type *)0)->member) *mptr_ = (ptr);             \
@@ -86,39 +98,62 @@ static inline unsigned long simple_strtoul(const char *s, const char **e,
     int (*const harness_param_fn)(const char *) = (fn); \
     const char harness_param_name[] = name
 
+/*
+ * Interrupts: each pCPU's wakeup interrupt is a thread (hw.c), which cannot
+ * run while code acting as that pCPU has interrupts off.  Lock checks
+ * (hw.c): a lock taken both with interrupts off and on is reported, as
+ * Xen's debug spinlocks do (irq_use, written under the lock), and so is a
+ * lock taken while another is held outside the CPU-dead fixup (H8).
+ */
+#define LOCK_IRQS_OFF 1
+#define LOCK_IRQS_ON  2
+unsigned long harness_irq_save(void);
+void harness_irq_restore(unsigned long flags);
+struct spinlock;
+void harness_lock_acquired(struct spinlock *l);
+void harness_lock_released(void);
+
 /* Spinlocks. */
-typedef struct {
+typedef struct spinlock {
     pthread_spinlock_t l;
     _Atomic int held;
+    unsigned char irq_use;
 } spinlock_t;
 
 static inline void spin_lock_init(spinlock_t *l)
 {
     pthread_spin_init(&l->l, PTHREAD_PROCESS_PRIVATE);
     l->held = 0;
+    l->irq_use = 0;
 }
 /* Called once a lock is taken and before it is released: a scenario may
  * act at these points. */
 extern void (*harness_lock_hook)(spinlock_t *l);
+/* The replay's preemption point: another pCPU acts before @l is taken. */
+extern struct spinlock *harness_preempt_lock;
+extern void (*harness_preempt)(struct spinlock *l);
 static inline void spin_lock(spinlock_t *l)
 {
+    if ( unlikely(harness_preempt_lock == l) )
+        harness_preempt(l);
     pthread_spin_lock(&l->l);
     l->held = 1;
+    harness_lock_acquired(l);
     if ( unlikely(harness_lock_hook != NULL) )
         harness_lock_hook(l);
 }
 static inline void spin_unlock(spinlock_t *l)
 {
-    assert(l->held);
+    HARNESS_CHECK(l->held);
     if ( unlikely(harness_lock_hook != NULL) )
         harness_lock_hook(l);
+    harness_lock_released();
     l->held = 0;
     pthread_spin_unlock(&l->l);
 }
 #define spin_is_locked(l) ((l)->held)
-/* Interrupts are threads here: nothing to mask. */
-#define spin_lock_irqsave(l, f)      ((f) = 0, spin_lock(l))
-#define spin_unlock_irqrestore(l, f) ((void)(f), spin_unlock(l))
+#define spin_lock_irqsave(l, f)      ((f) = harness_irq_save(), spin_lock(l))
+#define spin_unlock_irqrestore(l, f) (spin_unlock(l), harness_irq_restore(f))
 #define DEFINE_SPINLOCK(n)                                              \
     spinlock_t n;                                                       \
     static void __attribute__((constructor)) n ## _harness_init(void)   \
@@ -130,13 +165,14 @@ static inline void spin_unlock(spinlock_t *l)
 #define NR_CPUS 128
 extern unsigned int nr_cpu_ids;
 extern __thread unsigned int harness_cpu;   /* pCPU this thread acts as */
-#define smp_processor_id() (assert(harness_cpu < nr_cpu_ids), harness_cpu)
+#define smp_processor_id() \
+    (HARNESS_CHECK(harness_cpu < nr_cpu_ids), harness_cpu)
 
 #define DEFINE_PER_CPU(type, name) typeof(type) per_cpu__ ## name[NR_CPUS]
 #define DECLARE_PER_CPU(type, name) extern typeof(type) per_cpu__ ## name[NR_CPUS]
 #define per_cpu(name, cpu) (per_cpu__ ## name[({ unsigned int c_ = (cpu); \
-                                                 assert(c_ < nr_cpu_ids); \
-                                                 c_; })])
+                                        HARNESS_CHECK(c_ < nr_cpu_ids); \
+                                        c_; })])
 #define this_cpu(name) per_cpu(name, smp_processor_id())
 
 #define BITS_PER_LONG 64
@@ -228,8 +264,8 @@ extern bool x2apic_enabled;
 extern bool iommu_intpost;
 extern unsigned int harness_apic_id[NR_CPUS];
 #define cpu_physical_id(c) (harness_apic_id[({ unsigned int c_ = (c); \
-                                               assert(c_ < nr_cpu_ids); \
-                                               c_; })])
+                                        HARNESS_CHECK(c_ < nr_cpu_ids); \
+                                        c_; })])
 
 /* VMX posted interrupts.  The control word has the layout of the SDM's. */
 #define POSTED_INTR_ON  0

@@ -40,6 +40,11 @@ struct list_head *harness_list(unsigned int c);
 spinlock_t *harness_list_lock(unsigned int c);
 unsigned int harness_list_len(unsigned int c);
 unsigned int harness_list_max(unsigned int c);
+/* pCPU @c's per-CPU data freed (poisoned), allocated (zeroed); peeks. */
+void harness_cpu_free(unsigned int c);
+void harness_cpu_alloc(unsigned int c);
+void harness_peek_begin(void);
+void harness_peek_end(void);
 
 /* ---- vcpu.c: vCPUs, scheduler, pCPUs ---- */
 struct harness_vcpu {
@@ -75,6 +80,8 @@ void context_switch_in(struct vcpu *v);
 void block(struct vcpu *v);
 unsigned int pick_online(uint64_t *rng);
 void cpu_offline(unsigned int x, uint64_t *rng);
+void cpu_disable(unsigned int x, uint64_t *rng);
+void cpu_dead(unsigned int x, bool free);
 void cpu_up(unsigned int x);
 void suspend_resume(uint64_t *rng);
 /*
@@ -100,6 +107,7 @@ void *timer_thread(void *arg);
 
 /* ---- hw.c: the hardware ---- */
 extern _Atomic unsigned int irq_pending[NR_CPUS];
+extern __thread bool lock_debug_off, in_fixup;
 extern pthread_mutex_t irq_gate[NR_CPUS];
 extern pthread_mutex_t irq_mtx[NR_CPUS];
 extern pthread_cond_t irq_cond[NR_CPUS];
@@ -113,6 +121,13 @@ void wakeup_walk(void);
 extern __thread bool in_walk;
 extern __thread uint64_t walk_start;
 void raise_irq(int cpu);
+void irq_enter(unsigned int cpu);
+struct cpu_ctx {
+    unsigned int cpu, irq_off_depth, locks_held;
+};
+void other_cpu_begin(struct cpu_ctx *c);
+void other_cpu_end(const struct cpu_ctx *c);
+void irq_exit(unsigned int cpu);
 void *irq_thread(void *arg);
 void *device_thread(void *arg);
 
@@ -120,7 +135,7 @@ void *device_thread(void *arg);
 extern _Atomic uint64_t st_adds, st_spilled, st_over_limit, st_moves,
     st_walks, st_woken, st_posted, st_notified, st_dropped, st_blocks,
     st_violations, st_lost, st_max_len, st_running_ndst_stale,
-    st_trace_mismatch;
+    st_trace_mismatch, st_races;
 /*
  * A list may be longer than the limit in force when pi.c said so itself (an
  * add or move above the limit: every list it looked at was full) or when
@@ -152,6 +167,8 @@ struct scenario {
     unsigned int pcpus, vcpus, seconds, events, burst, hotplug, devices;
     unsigned int s3;            /* replay: suspend and resume every s3 events */
     unsigned int hooks;         /* replay: hooks_toggle() every hooks events */
+    unsigned int timer;         /* replay: a timer wakes 1 in N events */
+    bool race_fixup;            /* replay: see scenarios.c */
     uint64_t seed;
 };
 void run_replay(const struct scenario *s);

@@ -11,6 +11,9 @@
 
 #include <sched.h>
 
+/* Held while pCPU c has interrupts off: by its wakeup handler, and by code
+ * acting as c in an irqsave section (stress only; the replay is one
+ * thread, nothing can interrupt it). */
 pthread_mutex_t irq_gate[NR_CPUS];
 _Atomic unsigned int irq_pending[NR_CPUS];
 pthread_mutex_t irq_mtx[NR_CPUS];
@@ -34,16 +37,109 @@ static unsigned int cpu_of_ndst(uint32_t ndst)
 }
 
 
+/* Interrupts off, per thread: the depth of irqsave sections. */
+static __thread unsigned int irq_off_depth;
+/*
+ * Set while acting as a pCPU that is coming up, not yet online: as Xen's
+ * start_secondary() (spin_debug_disable()), no lock checks then.
+ */
+__thread bool lock_debug_off;
+/* Set while running the CPU-dead fixup, the one place locks nest. */
+__thread bool in_fixup;
+static __thread unsigned int locks_held;
+struct spinlock *harness_preempt_lock;
+void (*harness_preempt)(struct spinlock *l);
+
+void harness_lock_acquired(struct spinlock *l)
+{
+    unsigned char use = irq_off_depth ? LOCK_IRQS_OFF : LOCK_IRQS_ON;
+
+    if ( locks_held++ && !in_fixup )
+        violation("lock taken while another is held, outside the fixup",
+                  harness_cpu, locks_held);
+    if ( lock_debug_off || (l->irq_use & use) )
+        return;
+    l->irq_use |= use;
+    if ( l->irq_use == (LOCK_IRQS_OFF | LOCK_IRQS_ON) )
+    {
+        unsigned int c;
+
+        for ( c = 0; c < nr_cpu_ids && l != harness_list_lock(c); c++ )
+            ;
+        /* which: the pCPU whose list lock it is, or nr_cpu_ids (another) */
+        violation("lock taken with interrupts both off and on",
+                  harness_cpu, c);
+    }
+}
+
+/*
+ * The replay runs another pCPU's code at a preemption point, in the same
+ * thread: that pCPU has its own interrupt flag and holds no locks.
+ */
+void other_cpu_begin(struct cpu_ctx *c)
+{
+    c->cpu = harness_cpu;
+    c->irq_off_depth = irq_off_depth;
+    c->locks_held = locks_held;
+    irq_off_depth = locks_held = 0;
+}
+
+void other_cpu_end(const struct cpu_ctx *c)
+{
+    HARNESS_CHECK(!irq_off_depth && !locks_held);
+    harness_cpu = c->cpu;
+    irq_off_depth = c->irq_off_depth;
+    locks_held = c->locks_held;
+}
+
+void harness_lock_released(void)
+{
+    HARNESS_CHECK(locks_held);
+    locks_held--;
+}
+
+unsigned long harness_irq_save(void)
+{
+    unsigned int cpu = smp_processor_id();
+
+    if ( !irq_off_depth++ && threaded )
+        pthread_mutex_lock(&irq_gate[cpu]);
+    return cpu;
+}
+
+void harness_irq_restore(unsigned long flags)
+{
+    HARNESS_CHECK(irq_off_depth && flags == smp_processor_id());
+    if ( !--irq_off_depth && threaded )
+        pthread_mutex_unlock(&irq_gate[flags]);
+}
+
+/* An interrupt handler of @cpu: interrupts off while it runs. */
+void irq_enter(unsigned int cpu)
+{
+    if ( threaded )
+        pthread_mutex_lock(&irq_gate[cpu]);
+    irq_off_depth++;
+}
+
+void irq_exit(unsigned int cpu)
+{
+    irq_off_depth--;
+    if ( threaded )
+        pthread_mutex_unlock(&irq_gate[cpu]);
+}
+
 /* The hardware: post an interrupt to @v's descriptor, notify if due.
  * Returns the pCPU to raise the wakeup vector on, or -1. */
 int post_interrupt(struct vcpu *v)
 {
     struct pi_desc *d = &v->arch.hvm.vmx.pi_desc;
-    uint64_t o = d->control, n;
+    uint64_t o, n;
     unsigned int cpu;
 
     st_posted++;
     __atomic_fetch_or(&d->pir[1], 1, __ATOMIC_SEQ_CST);
+    o = d->control;
     do {
         if ( o & ((1ULL << POSTED_INTR_SN) | (1ULL << POSTED_INTR_ON)) )
             return -1;
@@ -145,8 +241,8 @@ void *irq_thread(void *arg)
         if ( !irq_pending[cpu] && stop_all )
             break;
 
-        pthread_mutex_lock(&irq_gate[cpu]);
         pthread_rwlock_rdlock(&stop_machine);
+        irq_enter(cpu);
         /* A local APIC keeps one pending instance of a vector. */
         if ( __atomic_exchange_n(&irq_pending[cpu], 0, __ATOMIC_SEQ_CST) &&
              cpu_online(cpu) )
@@ -154,8 +250,8 @@ void *irq_thread(void *arg)
             st_walks++;
             wakeup_walk();
         }
+        irq_exit(cpu);
         pthread_rwlock_unlock(&stop_machine);
-        pthread_mutex_unlock(&irq_gate[cpu]);
     }
     return NULL;
 }

@@ -18,7 +18,9 @@
  * (a device posts to the vCPU the CPU-dead fixup is moving whenever the
  * fixup takes or releases a list lock), --trace-on-in-walk (tracing switched on from
  * inside a wakeup walk), --hooks N (every N events, a second domain gets
- * or loses the PI hooks, after a deassign from a domain never assigned);
+ * or loses the PI hooks, after a deassign from a domain never assigned),
+ * --timer N (a timer wakes a random vCPU, 1 event in N), --race-fixup (the
+ * CPU-dead fixup runs between an unblock's read of its list and its lock);
  * any mode: --pool FIRST-LAST (the domain's cpupool; the other pCPUs form
  * another one).
  * Prints one JSON object.  Exit status 1 when an invariant was broken or a
@@ -46,6 +48,7 @@ int main(int argc, char **argv)
         { "s3", 1, NULL, 'S' }, { "fixup-posts", 0, NULL, 'F' },
         { "trace-on-in-walk", 0, NULL, 'W' }, { "hooks", 1, NULL, 'H' },
         { "pool", 1, NULL, 'P' },
+        { "timer", 1, NULL, 'I' }, { "race-fixup", 0, NULL, 'R' },
         { NULL, 0, NULL, 0 } };
     struct scenario s = {
         .name = "custom", .pcpus = 8, .vcpus = 32, .seconds = 5,
@@ -90,6 +93,8 @@ int main(int argc, char **argv)
                 return 2;
             }
             break;
+        case 'I': s.timer = atoi(optarg); break;
+        case 'R': s.race_fixup = true; break;
         default: return 2;
         }
     if ( s.pcpus < 2 || s.pcpus > NR_CPUS || !s.vcpus ||

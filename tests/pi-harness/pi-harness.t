@@ -6,8 +6,9 @@
 # *.xentrace traces), checks the bound's behaviour on them (limits from the
 # documented formula, list lengths, spills, over-limit adds, lost wakeups,
 # invariant violations, record counts; no timings: those are `make bench`'s),
-# reads a trace with the tree's xenalyze, then runs the ThreadSanitizer and
-# AddressSanitizer+UBSan builds.
+# reads a trace with the tree's xenalyze, runs the quick run (quick.sh) of
+# the builds with and without -DNDEBUG, then the ThreadSanitizer and
+# AddressSanitizer+UBSan builds.  The mutants are mutants.t's.
 #
 #   TREE      the patched tree (default build/xen)
 #   OUT       where the harness is built and run (default build/pi-harness)
@@ -256,6 +257,20 @@ ok "tracing switched on inside a wakeup walk: its PI_WAKEUP cycles are within th
 is "$?" 2 "vmx-pi-list-limit= with an empty value: rejected, exit status 2"
 ok "... with a message naming vmx-pi-list-limit" \
     grep -q '^bad vmx-pi-list-limit=' "$OUT/empty-limit.log"
+
+# The quick run (replays, stress) of both builds: every check is the
+# harness's own, so it must hold where pi.c's ASSERT()s are compiled out.
+for b in pi-harness pi-harness-ndebug; do
+    ok "quick run of $b (quick.sh): no lost wakeup, no invariant or lock violation" \
+        logged "$OUT/quick-$b.log" "$HDIR/quick.sh" "$OUT/$b"
+done
+"$H" replay --scenario race-fixup --pcpus 8 --vcpus 48 --all-on-0 \
+    --hotplug 10 --timer 4 --race-fixup --events 3000 --limit 3 \
+    > "$OUT/race-fixup.json" 2> "$OUT/race-fixup.log"
+is "$?" 0 "CPU-dead fixup run inside unblock's window (H2): no violation"
+ok "... and the race happened (races > 0 in $OUT/race-fixup.json)" \
+    python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["races"] < 1)' \
+    "$OUT/race-fixup.json"
 
 if [ "${PI_HARNESS_SANITIZERS:-1}" != 0 ]; then
     ok "ThreadSanitizer: stress runs clean (log: $OUT/tsan.log)" \

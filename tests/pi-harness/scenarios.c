@@ -47,6 +47,7 @@ static void digest_state(uint64_t event)
 {
     unsigned int c, i;
 
+    harness_peek_begin();
     for ( c = 0; c < nr_cpu_ids; c++ )
     {
         struct vmx_vcpu *vmx;
@@ -63,6 +64,7 @@ static void digest_state(uint64_t event)
         digest_add(d->control);
         digest_add(hv[i]->v.processor);
     }
+    harness_peek_end();
     if ( digest_file )
         fprintf(digest_file, "%" PRIu64 " %016" PRIx64 "\n", event, digest);
 }
@@ -129,17 +131,80 @@ static void replay_pending(void)
         {
             harness_cpu = c;
             st_walks++;
+            irq_enter(c);
             wakeup_walk();
+            irq_exit(c);
             harness_cpu = ~0u;
         }
 }
 
-static int replay(unsigned int events, unsigned int burst_max,
-                  unsigned int hotplug_every, unsigned int s3_every,
-                  unsigned int hooks_every, uint64_t seed,
-                  struct replay_cost *rc)
+/*
+ * --race-fixup: pCPU x's CPU-dead fixup runs exactly where it hurts most,
+ * between a vCPU's lockless read of its list's lock pointer and its taking
+ * that lock (H2).  The replay disables x, wakes a vCPU on x's list as a
+ * timer would, and runs the fixup when that vCPU's unblock is about to
+ * lock x's list.  x's per-CPU data is freed at the end of the event (Xen
+ * frees it after an RCU grace period).
+ */
+static unsigned int race_cpu = ~0u;
+
+static void race_fixup(spinlock_t *l)
 {
-    uint64_t rng = seed, e;
+    struct cpu_ctx ctx;
+
+    (void)l;
+    harness_preempt_lock = NULL;
+    other_cpu_begin(&ctx);
+    cpu_dead(race_cpu, false);
+    other_cpu_end(&ctx);
+}
+
+static void replay_offline(const struct scenario *s, unsigned int x,
+                           uint64_t *rng)
+{
+    unsigned int i;
+
+    if ( !s->race_fixup )
+    {
+        cpu_offline(x, rng);
+        return;
+    }
+    cpu_disable(x, rng);
+    for ( i = 0; i < nr_vcpus; i++ )
+        if ( is_blocked(&hv[i]->v) &&
+             list_cpu_of(&hv[i]->v) == (int)x )
+        {
+            vcpu_unblock(&hv[i]->v);
+            race_cpu = x;
+            harness_preempt_lock = harness_list_lock(x);
+            harness_preempt = race_fixup;
+            return;
+        }
+    cpu_dead(x, true);
+}
+
+/* After the event: the fixup of a pCPU disabled in it has run. */
+static void replay_offline_done(void)
+{
+    if ( race_cpu == ~0u )
+        return;
+    if ( harness_preempt_lock )
+    {
+        harness_preempt_lock = NULL;
+        cpu_dead(race_cpu, false);
+    }
+    else
+        st_races++;
+    harness_cpu_free(race_cpu);
+    race_cpu = ~0u;
+}
+
+static int replay(const struct scenario *s, struct replay_cost *rc)
+{
+    unsigned int events = s->events, burst_max = s->burst;
+    unsigned int hotplug_every = s->hotplug, s3_every = s->s3;
+    unsigned int hooks_every = s->hooks;
+    uint64_t rng = s->seed, e;
     unsigned int i, limit = harness_limit();
 
     rc->walk = calloc(events * 8 + 16, sizeof(uint64_t));
@@ -163,7 +228,7 @@ static int replay(unsigned int events, unsigned int burst_max,
             unsigned int x = 1 + rng_next(&rng) % (nr_cpu_ids - 1);
 
             if ( may_offline(x) )
-                cpu_offline(x, &rng);
+                replay_offline(s, x, &rng);
             else if ( !cpu_online(x) )
                 cpu_up(x);
             replay_pending();
@@ -180,6 +245,8 @@ static int replay(unsigned int events, unsigned int burst_max,
             replay_pending();
             limit = harness_limit();
         }
+        if ( s->timer && rng_next(&rng) % s->timer == 0 )
+            vcpu_unblock(&hv[rng_next(&rng) % nr_vcpus]->v);
         if ( hotplug_every && rng_next(&rng) % 8 == 0 )
         {
             /* the scheduler moves a halted vCPU: its list stays */
@@ -205,13 +272,16 @@ static int replay(unsigned int events, unsigned int burst_max,
                 continue;       /* the APIC merged it with an earlier one */
             harness_cpu = cpus[k];
             st_walks++;
+            irq_enter(cpus[k]);
             t0 = rdtsc_ordered();
             wakeup_walk();
             t1 = rdtsc_ordered();
+            irq_exit(cpus[k]);
             rc->walk[rc->nwalk++] = t1 - t0;
             harness_cpu = ~0u;
         }
         replay_run_queue(rc, limit);
+        replay_offline_done();
         digest_state(e);
         check_invariants(false);
     }
@@ -233,7 +303,7 @@ void run_replay(const struct scenario *s)
     CPU_SET(sched_getcpu(), &cs);
     sched_setaffinity(0, sizeof(cs), &cs);
 
-    replay(s->events, s->burst, s->hotplug, s->s3, s->hooks, s->seed, &rc);
+    replay(s, &rc);
     trace_close();
     qsort(rc.walk, rc.nwalk, sizeof(uint64_t), cmp_u64);
     qsort(rc.block, rc.nblock, sizeof(uint64_t), cmp_u64);
@@ -254,7 +324,7 @@ void run_replay(const struct scenario *s)
            "\"woken\": %" PRIu64 ", \"posted\": %" PRIu64 ", "
            "\"lost_wakeups\": %" PRIu64 ", "
            "\"invariant_violations\": %" PRIu64 ", "
-           "\"running_ndst_stale\": %" PRIu64 ", "
+           "\"running_ndst_stale\": %" PRIu64 ", \"races\": %" PRIu64 ", "
            "\"trace\": %s%s%s, \"trace_records\": %" PRIu64 ", "
            "\"digest\": \"%016" PRIx64 "\"}\n",
            s->name, s->pcpus, num_online_cpus(), s->vcpus,
@@ -268,7 +338,7 @@ void run_replay(const struct scenario *s)
            pct(rc.block, rc.nblock, 50), pct(rc.block, rc.nblock, 99),
            (uint64_t)st_woken, (uint64_t)st_posted,
            (uint64_t)st_lost, (uint64_t)st_violations,
-           (uint64_t)st_running_ndst_stale,
+           (uint64_t)st_running_ndst_stale, (uint64_t)st_races,
            s->trace ? "\"" : "", s->trace ? s->trace : "null", s->trace ? "\"" : "",
            trace_records, digest);
     free(rc.walk);

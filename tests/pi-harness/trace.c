@@ -102,7 +102,7 @@ void __trace_var(uint32_t event, bool cycles, unsigned int extra,
     size_t size = 4 + (cycles ? 8 : 0) + extra;
     uint64_t tsc;
 
-    assert(extra % 4 == 0 && n <= 7);
+    HARNESS_CHECK(extra % 4 == 0 && n <= 7);
     trace_observe(event, data);
     if ( !trace_file )
         return;

@@ -66,3 +66,70 @@ spinlock_t *harness_list_lock(unsigned int c)
 {
     return &per_cpu(vmx_pi_blocking, c).lock;
 }
+
+/*
+ * A pCPU's per-CPU data goes away after CPU_DEAD (Xen frees the per-CPU
+ * area, except across S3) and comes back zeroed at CPU_UP_PREPARE: it is
+ * poisoned meanwhile, so that AddressSanitizer reports any use of it by
+ * pi.c.  The harness itself looks at every list, offline ones included,
+ * with everything stopped, between harness_peek_begin() and _end().
+ */
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/asan_interface.h>
+#else
+#define ASAN_POISON_MEMORY_REGION(a, s)   ((void)(a), (void)(s))
+#define ASAN_UNPOISON_MEMORY_REGION(a, s) ((void)(a), (void)(s))
+#endif
+static bool poisoned[NR_CPUS];
+static unsigned int peeking;
+
+static void poison(unsigned int c, bool on)
+{
+    if ( on )
+        ASAN_POISON_MEMORY_REGION(&per_cpu(vmx_pi_blocking, c),
+                                  sizeof(per_cpu(vmx_pi_blocking, c)));
+    else
+        ASAN_UNPOISON_MEMORY_REGION(&per_cpu(vmx_pi_blocking, c),
+                                    sizeof(per_cpu(vmx_pi_blocking, c)));
+}
+
+void harness_cpu_free(unsigned int c)
+{
+    HARNESS_CHECK(!peeking && !poisoned[c]);
+    poisoned[c] = true;
+    poison(c, true);
+}
+
+void harness_cpu_alloc(unsigned int c)
+{
+    HARNESS_CHECK(!peeking);
+    if ( !poisoned[c] )
+        return;
+    poisoned[c] = false;
+    poison(c, false);
+    memset(&per_cpu(vmx_pi_blocking, c), 0,
+           sizeof(per_cpu(vmx_pi_blocking, c)));
+}
+
+void harness_peek_begin(void)
+{
+    unsigned int c;
+
+    if ( peeking++ )
+        return;
+    for ( c = 0; c < nr_cpu_ids; c++ )
+        if ( poisoned[c] )
+            poison(c, false);
+}
+
+void harness_peek_end(void)
+{
+    unsigned int c;
+
+    HARNESS_CHECK(peeking);
+    if ( --peeking )
+        return;
+    for ( c = 0; c < nr_cpu_ids; c++ )
+        if ( poisoned[c] )
+            poison(c, true);
+}

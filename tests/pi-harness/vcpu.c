@@ -29,7 +29,7 @@ static struct notifier_block *cpu_notifier;
 
 void register_cpu_notifier(struct notifier_block *nb)
 {
-    assert(!cpu_notifier);
+    HARNESS_CHECK(!cpu_notifier);
     cpu_notifier = nb;
 }
 
@@ -333,7 +333,6 @@ void *timer_thread(void *arg)
  * releases it.  The notification, if any, is raised as any other.
  */
 static unsigned int fixup_cpu;
-static __thread bool in_fixup;
 
 static void fixup_post(spinlock_t *l)
 {
@@ -359,7 +358,14 @@ static void fixup_post(spinlock_t *l)
         raise_irq(post_interrupt(cur));
 }
 
+/* Take pCPU @x offline: __cpu_disable() in stop-machine, then CPU_DEAD. */
 void cpu_offline(unsigned int x, uint64_t *rng)
+{
+    cpu_disable(x, rng);
+    cpu_dead(x, true);
+}
+
+void cpu_disable(unsigned int x, uint64_t *rng)
 {
     unsigned int i;
 
@@ -385,23 +391,41 @@ void cpu_offline(unsigned int x, uint64_t *rng)
     pthread_mutex_lock(&irq_gate[x]);
     irq_pending[x] = 0;
     pthread_mutex_unlock(&irq_gate[x]);
+}
 
-    /* CPU_DEAD, on another pCPU */
+/* CPU_DEAD, on another pCPU; then (@free) the per-CPU area goes. */
+void cpu_dead(unsigned int x, bool free)
+{
+    unsigned int i;
+
     harness_cpu = cpumask_first(&cpu_online_map);
+
     /* With no pCPU of the pool left, the fixup may use any other. */
     if ( in_pool(x) && !pool_online(~0u) )
         for ( i = 0; i < nr_vcpus; i++ )
             if ( list_cpu_of(&hv[i]->v) == (int)x )
                 hv[i]->outside_pool_ok = true;
+    in_fixup = true;
     if ( fixup_posts )
     {
         fixup_cpu = x;
-        in_fixup = true;
         harness_lock_hook = fixup_post;
     }
     harness_fixup(x);
     in_fixup = false;
     harness_cpu = ~0u;
+    /*
+     * Xen frees the per-CPU area with call_rcu(): code that read a pointer
+     * into it before the fixup (an unblock about to take that list's lock)
+     * is done with it after the grace period.  Here: once every pCPU's
+     * code in flight has left, as stop-machine waits for.
+     */
+    if ( free )
+    {
+        pthread_rwlock_wrlock(&stop_machine);
+        harness_cpu_free(x);
+        pthread_rwlock_unlock(&stop_machine);
+    }
     if ( !tb_init_done )
     {
         /* no PI_LIST_MOVE records to learn from: look at the lists */
@@ -413,19 +437,38 @@ void cpu_offline(unsigned int x, uint64_t *rng)
     }
 }
 
+/*
+ * What pCPU @x runs of pi.c while it comes up: vmx_cpu_up() in
+ * start_secondary(), interrupts off, before it is online, without
+ * spinlock debugging.
+ */
+static void ap_starts(unsigned int x)
+{
+    unsigned long flags;
+
+    harness_cpu = x;
+    lock_debug_off = true;
+    flags = harness_irq_save();
+    harness_per_cpu_init(x);
+    harness_irq_restore(flags);
+    lock_debug_off = false;
+    harness_cpu = ~0u;
+}
+
 void cpu_up(unsigned int x)
 {
     unsigned int c, limit = harness_limit();
 
     pthread_rwlock_wrlock(&stop_machine);
-    harness_cpu = cpumask_first(&cpu_online_map);
     if ( count_list(x) )
         violation("pCPU comes up with a non-empty list", x, count_list(x));
-    harness_per_cpu_init(x);     /* CPU_UP_PREPARE */
+    harness_cpu_alloc(x);       /* CPU_UP_PREPARE: per-CPU area */
+    ap_starts(x);
     cpumask_set_cpu(x, &cpu_online_map);
     cpumask_set_cpu(x, socket_mask + (x / 32));
     pthread_rwlock_unlock(&stop_machine);
     /* CPU_ONLINE, on the pCPU that brought it up */
+    harness_cpu = cpumask_first(&cpu_online_map);
     if ( cpu_notifier )
         cpu_notifier->notifier_call(cpu_notifier, CPU_ONLINE,
                                     (void *)(uintptr_t)x);
@@ -445,9 +488,13 @@ void suspend_resume(uint64_t *rng)
 {
     unsigned int c;
 
+    /* Xen keeps the per-CPU areas of CPUs taken down for S3. */
     for ( c = 1; c < nr_cpu_ids; c++ )
         if ( cpu_online(c) )
-            cpu_offline(c, rng);
+        {
+            cpu_disable(c, rng);
+            cpu_dead(c, false);
+        }
     harness_cpu = 0;
     harness_per_cpu_init(0);
     harness_cpu = ~0u;
@@ -481,8 +528,13 @@ void setup(unsigned int pcpus, unsigned int vcpus, bool all_on_0,
         pthread_mutex_init(&irq_mtx[c], NULL);
         pthread_cond_init(&irq_cond[c], NULL);
         trace_cpu_init(c);
-        harness_cpu = c;
-        harness_per_cpu_init(c);
+        if ( c )
+            ap_starts(c);
+        else
+        {
+            harness_cpu = c;
+            harness_per_cpu_init(c);
+        }
         cpumask_set_cpu(c, &cpu_online_map);
         cpumask_set_cpu(c, &socket_mask[c / 32]);
     }
@@ -493,7 +545,7 @@ void setup(unsigned int pcpus, unsigned int vcpus, bool all_on_0,
         struct vcpu *v;
 
         h = hv[i] = aligned_alloc(4096, (sizeof(*h) + 4095) & ~4095UL);
-        assert(h);
+        HARNESS_CHECK(h);
         memset(h, 0, sizeof(*h));
         v = &h->v;
         v->vcpu_id = i;
