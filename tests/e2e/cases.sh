@@ -52,7 +52,7 @@ case_kind() {
 # "PVH guests under TCG"); E2E_PVH_BOOTS overrides their bound.
 case_boots() {
     case $1 in
-    pvh-*) echo "${E2E_PVH_BOOTS:-6}" ;;
+    pvh-*) echo "${E2E_PVH_BOOTS:-10}" ;;
     *) echo 1 ;;
     esac
 }
