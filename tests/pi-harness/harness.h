@@ -118,6 +118,9 @@ bool sync_pir_to_irr(struct vcpu *v);
 void guest_runs(struct vcpu *v);
 /* The wakeup interrupt's handler on the current pCPU. */
 void wakeup_walk(void);
+/* --cold-walks: the replay evicts a walk's lines before measuring it. */
+extern bool cold_walks;
+void evict_walk_lines(unsigned int cpu);
 extern __thread bool in_walk;
 extern __thread uint64_t walk_start;
 void raise_irq(int cpu);

@@ -212,9 +212,29 @@ __thread uint64_t walk_start;
 void wakeup_walk(void)
 {
     in_walk = true;
-    walk_start = rdtsc_ordered();
+    /* Only for the trace checks: not an extra cost in the untraced walk. */
+    if ( tb_init_done || trace_on_in_walk )
+        walk_start = rdtsc_ordered();
     harness_wakeup();
     in_walk = false;
+}
+
+/*
+ * Flush from the caches all that a walk of @cpu's list can read (every
+ * vCPU's struct vcpu: list node, descriptor, flags; the list head and its
+ * lock), as when guest code ran on the pCPU before the interrupt came.
+ */
+void evict_walk_lines(unsigned int cpu)
+{
+    unsigned int i;
+    size_t o;
+
+    for ( i = 0; i < nr_vcpus; i++ )
+        for ( o = 0; o < sizeof(struct vcpu); o += 64 )
+            _mm_clflush((const char *)&hv[i]->v + o);
+    _mm_clflush(harness_list(cpu));
+    _mm_clflush(harness_list_lock(cpu));
+    _mm_mfence();
 }
 
 void raise_irq(int cpu)

@@ -20,7 +20,9 @@
  * inside a wakeup walk), --hooks N (every N events, a second domain gets
  * or loses the PI hooks, after a deassign from a domain never assigned),
  * --timer N (a timer wakes a random vCPU, 1 event in N), --race-fixup (the
- * CPU-dead fixup runs between an unblock's read of its list and its lock);
+ * CPU-dead fixup runs between an unblock's read of its list and its lock),
+ * --cold-walks (each measured walk starts with what it reads out of the
+ * caches, as after guest code ran on the pCPU);
  * any mode: --pool FIRST-LAST (the domain's cpupool; the other pCPUs form
  * another one).
  * Prints one JSON object.  Exit status 1 when an invariant was broken or a
@@ -49,6 +51,7 @@ int main(int argc, char **argv)
         { "trace-on-in-walk", 0, NULL, 'W' }, { "hooks", 1, NULL, 'H' },
         { "pool", 1, NULL, 'P' },
         { "timer", 1, NULL, 'I' }, { "race-fixup", 0, NULL, 'R' },
+        { "cold-walks", 0, NULL, 'C' },
         { NULL, 0, NULL, 0 } };
     struct scenario s = {
         .name = "custom", .pcpus = 8, .vcpus = 32, .seconds = 5,
@@ -95,6 +98,7 @@ int main(int argc, char **argv)
             break;
         case 'I': s.timer = atoi(optarg); break;
         case 'R': s.race_fixup = true; break;
+        case 'C': cold_walks = true; break;
         default: return 2;
         }
     if ( s.pcpus < 2 || s.pcpus > NR_CPUS || !s.vcpus ||

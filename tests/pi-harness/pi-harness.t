@@ -155,6 +155,12 @@ for k, r in by.items():
         ok(r["spilled"] == 0 and r["limit"] == 0,
            "%s: bound off never spills" % k)
 ok(by["nic-128on1-off"]["max_len"] == 128, "nic-128on1 bound off: one list of 128, as upstream")
+for lim in ("off", "on"):
+    cold, warm = by["nic-128on1-cold-" + lim], by["nic-128on1-" + lim]
+    ok(cold["digest"] == warm["digest"] and cold["walks"] == warm["walks"],
+       "nic-128on1-cold (bound %s): evicting the walk's lines changes "
+       "nothing, the same state after every event as warm" % lim,
+       "digest %s cold, %s warm" % (cold["digest"], warm["digest"]))
 
 # The traces: windows of TRC_TRACE_CPU_CHANGE + records, read here
 # independently of the harness; PI_WAKEUP records = walks measured.

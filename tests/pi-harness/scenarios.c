@@ -273,6 +273,8 @@ static int replay(const struct scenario *s, struct replay_cost *rc)
             harness_cpu = cpus[k];
             st_walks++;
             irq_enter(cpus[k]);
+            if ( cold_walks )
+                evict_walk_lines(cpus[k]);
             t0 = rdtsc_ordered();
             wakeup_walk();
             t1 = rdtsc_ordered();

@@ -23,7 +23,7 @@ bool iommu_intpost = true;
 unsigned int harness_apic_id[NR_CPUS];
 int tb_init_done;
 void (*harness_lock_hook)(spinlock_t *l);
-bool fixup_posts, trace_on_in_walk;
+bool fixup_posts, trace_on_in_walk, cold_walks;
 
 static struct notifier_block *cpu_notifier;
 
