@@ -121,6 +121,7 @@ check: deps
 	@scripts/deps.sh e2e fuzz model
 	@$(MAKE) -s --no-print-directory xen tools pi-stats
 	@prove -f tests/foundation/*.t tools/pi-stats/tests/pi-stats.t \
-	    tests/sanitizers/*.t tests/topology/*.t tests/pi-harness/*.t \
+	    tests/sanitizers/*.t tests/topology/*.t tests/xentrace/*.t \
+	    tests/pi-harness/*.t \
 	    tests/model/*.t \
 	    tests/e2e/*.t tests/series/*.t

@@ -95,6 +95,8 @@ INST=$TREE/dist/install
 for f in usr/sbin/xenstored usr/sbin/xenconsoled usr/sbin/xentrace usr/lib/xen/bin/xen-init-dom0; do
     [ -x "$INST/$f" ] || die "$INST/$f missing"
 done
+PI_STATS=$TOP/tools/pi-stats/pi-stats
+[ -x "$PI_STATS" ] || die "no $PI_STATS (run make pi-stats)"
 mkdir -p "$OUT" "$CACHE"
 
 # -- kernel: Debian bookworm's linux-image-6.1.0-*-amd64, not installed ---------
@@ -199,7 +201,8 @@ build_dom0() {
         cpio -pdm --quiet "$r") || return 1
     # their shared libraries, as ldd finds them, plus libgcc_s.so.1 (xl
     # aborts without it: pthread_cancel)
-    for f in $(find "$INST" -path "$INST/usr/lib/debug" -prune -o -type f -perm -u+x -print); do
+    for f in $(find "$INST" -path "$INST/usr/lib/debug" -prune -o -type f -perm -u+x -print) \
+             "$PI_STATS"; do
         [ "$(head -c4 "$f" | tr -d '\177')" = ELF ] || continue
         LD_LIBRARY_PATH=$INST/usr/lib:$INST/usr/lib64 ldd "$f" 2>/dev/null
     done | grep -o '/[^ ]*' | grep -v "^$INST" | sort -u > "$OUT/dom0.libs"
@@ -237,8 +240,10 @@ build_dom0() {
         fi > "$r/e2e/cases/$c.cfg"
         echo "$c $(case_kind "$c")" >> "$r/e2e/kinds"
     done
-    # the domctl case's client, built against the tree's libraries
+    # the domctl case's client, built against the tree's libraries; pi-stats
+    # for the live trace
     mkdir -p "$r/e2e/bin"
+    cp "$PI_STATS" "$r/e2e/bin/" || return 1
     gcc -O2 -Wall -Werror -D__XEN_TOOLS__ -I"$TREE/tools/include" \
         -o "$r/e2e/bin/apic-ids" "$E2E_DIR/apic-ids.c" \
         -L"$INST/usr/lib" -Wl,-rpath-link,"$INST/usr/lib" -lxenguest -lxenctrl ||
@@ -254,7 +259,7 @@ images_key() {
     {
         echo "$DEB $VMLINUZ ${E2E_GUEST_EXTRA:-} ${E2E_GUEST_CFG:-}"
         cat "$E2E_DIR/dom0-init" "$E2E_DIR/cases.sh" "$E2E_DIR/run.sh" \
-            "$E2E_DIR/apic-ids.c"
+            "$E2E_DIR/apic-ids.c" "$PI_STATS"
         find "$INST" -printf '%P %s %T@\n' | LC_ALL=C sort
     } | sha256sum | cut -c1-16
 }
@@ -541,15 +546,47 @@ check_domctl() {
     fi
 }
 
+# live_vs_file DIR FILE-JSON: pi-stats read the trace live in dom0 (from
+# xentrace through a pipe): it exited 0, printed interval reports while it
+# read, and its final report equals FILE-JSON, the host's analysis of the
+# copy tee made, but for the input's name.  Prints what it found.
+live_vs_file() {
+    local rc
+    rc=$(cat "$1/trace.live.rc" 2>/dev/null)
+    [ "$rc" = 0 ] || { echo "exited ${rc:-?}: $(tail -n1 "$1/trace.live.stderr" 2>/dev/null)"; return 1; }
+    python3 - "$1/trace.live.json" "$2" <<'PY'
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+if not lines:
+    print("no output"); sys.exit(1)
+try:
+    objs = [json.loads(l) for l in lines]
+except ValueError as e:
+    print("output is not one JSON object per line: %s" % e); sys.exit(1)
+live, interval = objs[-1], objs[:-1]
+whole = json.load(open(sys.argv[2]))
+if not interval or any("interval" not in o for o in interval):
+    print("%d interval reports before the final one" % len(interval)); sys.exit(1)
+for o in (live, whole):
+    for i in o.get("inputs", []):
+        i.pop("name", None)
+if live != whole:
+    diff = [k for k in sorted(set(live) | set(whole)) if live.get(k) != whole.get(k)]
+    print("final report differs from the file's in: %s" % " ".join(diff)); sys.exit(1)
+print("live pi-stats = file (%d interval reports, %d records)" % (len(interval), live["records"]))
+PY
+}
+
 # check_trace DIR: the trace came out whole; pi-stats, xenalyze and
 # xentrace_format read it; record counts agree.
 check_trace() {
-    local d=$1 c=trace tr=$OUT/trace.xentrace ps=$TOP/tools/pi-stats/pi-stats
+    local d=$1 c=trace tr=$OUT/trace.xentrace ps=$PI_STATS
     local rc why="" n_ps n_xt n_fmt j
     rm -f "$tr" "$OUT/trace.log"
     rc=$(cat "$d/trace.rc" 2>/dev/null)
     [ -n "$rc" ] || { fail $c "xentrace did not run (dom0 stopped before it)"; return; }
-    [ "$rc" = 0 ] || { fail $c "xentrace exited $rc: $(tail -n1 "$d/trace.stderr")"; return; }
+    # (what xentrace said, but for its "change evtmask" notice)
+    [ "$rc" = 0 ] || { fail $c "xentrace exited $rc: $(grep -v '^change evtmask' "$d/trace.stderr" | paste -sd ' ')"; return; }
     [ -s "$d/trace.xentrace" ] || { fail $c "xentrace wrote nothing"; return; }
     cp "$d/trace.xentrace" "$tr"
     [ "$(sha256sum < "$tr" | cut -d' ' -f1)" = "$(cut -d' ' -f1 "$d/trace.sha256")" ] ||
@@ -599,10 +636,12 @@ check_trace() {
         fail $c "pi-stats: corrupt $(j "$OUT/trace.pi-stats.json" corrupt_bytes) / truncated $(j "$OUT/trace.pi-stats.json" truncated_bytes) bytes"
     elif [ "$n_xt" -lt 1000 ]; then
         fail $c "only $n_xt records in ${tr##*/}: xentrace recorded next to nothing"
+    elif ! live=$(live_vs_file "$d" "$OUT/trace.pi-stats.json"); then
+        fail $c "live pi-stats in dom0: $live"
     elif ! grep -q "^|-- Domain $(cat "$d/trace.domid" 2>/dev/null) --|" "$OUT/trace.xenalyze.txt"; then
         fail $c "xenalyze --summary shows no activity of the traced guest (domain $(cat "$d/trace.domid" 2>/dev/null || echo 'id unknown')): the trace missed its boot"
     else
-        pass $c "$(stat -c %s "$tr") bytes, $n_xt records in $(j "$OUT/trace.xtcount.json" windows) windows on $(j "$OUT/trace.xtcount.json" pcpus) pCPUs, $(j "$OUT/trace.xtcount.json" lost_records) lost; pi-stats = xtcount = xentrace_format"
+        pass $c "$(stat -c %s "$tr") bytes, $n_xt records in $(j "$OUT/trace.xtcount.json" windows) windows on $(j "$OUT/trace.xtcount.json" pcpus) pCPUs, $(j "$OUT/trace.xtcount.json" lost_records) lost; pi-stats = xtcount = xentrace_format; $live"
     fi
 }
 
