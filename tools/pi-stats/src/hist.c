@@ -327,6 +327,9 @@ static int later(int f1, uint64_t o1, int f2, uint64_t o2)
     return f1 > f2 || (f1 == f2 && o1 > o2);
 }
 
+/* v, taken at (file, offset), becomes h's maximum when it is greater, or
+ * equal and earlier, or h has no samples yet: the one rule for samples,
+ * batches, merges and sums. */
 static void note(struct pis_hist *h, uint64_t v, int has_tsc, uint64_t tsc,
                  uint64_t offset, int file)
 {
@@ -444,14 +447,7 @@ int pis_hist_put_end(struct pis_hist_put *c, uint64_t n, pis_where_fn where,
     if (c->any_top) {           /* then c->hi >= h->max */
         struct pis_where at;
         where(ctx, c->imax, &at);
-        if (h->count == 0 || c->hi > h->max ||
-            later(h->max_file, h->max_offset, at.file, at.offset)) {
-            h->max = c->hi;
-            h->max_tsc = at.tsc;
-            h->max_has_tsc = at.has_tsc;
-            h->max_offset = at.offset;
-            h->max_file = at.file;
-        }
+        note(h, c->hi, at.has_tsc, at.tsc, at.offset, at.file);
     }
     h->count += n - c->lost;
     return c->rc;
@@ -536,7 +532,6 @@ int pis_hist_merge(struct pis_hist *dst, const struct pis_hist *src)
 {
     struct pis_vc *sv;
     size_t n;
-    uint64_t cnt = dst->count;
     int rc, took = 1;
 
     if (src->count == 0)
@@ -555,16 +550,9 @@ int pis_hist_merge(struct pis_hist *dst, const struct pis_hist *src)
     free(sv);
     if (rc)
         return -1;
-    if (cnt == 0 || src->max > dst->max ||
-        (src->max == dst->max && later(dst->max_file, dst->max_offset,
-                                       src->max_file, src->max_offset))) {
-        dst->max = src->max;
-        dst->max_tsc = src->max_tsc;
-        dst->max_offset = src->max_offset;
-        dst->max_has_tsc = src->max_has_tsc;
-        dst->max_file = src->max_file;
-    }
-    dst->count = cnt + src->count;
+    note(dst, src->max, src->max_has_tsc, src->max_tsc, src->max_offset,
+         src->max_file);
+    dst->count += src->count;
     return 0;
 }
 
@@ -686,15 +674,8 @@ int pis_hist_sum(struct pis_hist *out, const struct pis_hist *const *in,
         const struct pis_hist *h = in[i];
         if (!h->count)
             continue;
-        if (!out->count || h->max > out->max ||
-            (h->max == out->max && later(out->max_file, out->max_offset,
-                                         h->max_file, h->max_offset))) {
-            out->max = h->max;
-            out->max_tsc = h->max_tsc;
-            out->max_offset = h->max_offset;
-            out->max_has_tsc = h->max_has_tsc;
-            out->max_file = h->max_file;
-        }
+        note(out, h->max, h->max_has_tsc, h->max_tsc, h->max_offset,
+             h->max_file);
         out->count += h->count;
     }
     if (!out->count)
