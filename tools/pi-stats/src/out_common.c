@@ -1,6 +1,8 @@
 /* out_common.c - bucket schemes shared by every output format, so that
  * histograms from different files and hosts merge by adding counts of
  * identical [low, high) buckets; names shared by the formats. */
+#include <string.h>
+
 #include "output.h"
 
 enum pis_scheme pis_metric_scheme(enum pis_metric_id m)
@@ -46,4 +48,30 @@ enum pis_scheme pis_fit_rows(const struct pis_vc *vc, size_t nvc,
     for (size_t i = 0; i < nvc && vc[i].value / *step == lo; i++)
         first += vc[i].count;
     return first * 2 > count ? PIS_LOG2 : PIS_LINEAR;
+}
+
+char *pis_put_u64(char *p, uint64_t v, int width)
+{
+    char d[20];
+    int n = 0;
+
+    do {
+        d[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (width-- > n)
+        *p++ = ' ';
+    while (n)
+        *p++ = d[--n];
+    return p;
+}
+
+char *pis_put_str(char *p, const char *s, int pad)
+{
+    size_t n = strlen(s);
+
+    while (pad-- > 0)
+        *p++ = ' ';
+    memcpy(p, s, n);
+    return p + n;
 }
