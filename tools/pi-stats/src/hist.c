@@ -179,6 +179,24 @@ static int merge_in_place(struct pis_hist *h, const struct pis_vc *r,
     return 0;
 }
 
+/* vc += r[0..nr), r freed: it becomes vc when vc is empty (no copy).
+ * r NULL (out of memory) or a failed merge: -1. */
+static int merge_owned(struct pis_hist *h, struct pis_vc *r, size_t nr)
+{
+    int rc = 0;
+
+    if (r && !h->used) {
+        free(h->vc);
+        h->vc = r;
+        h->used = h->cap = nr;
+        return 0;
+    }
+    if (!r || merge_in_place(h, r, nr))
+        rc = -1;
+    free(r);
+    return rc;
+}
+
 /* Make h's wide counters cover [lo, hi] (a span that contains the current
  * one), keeping their counts.  0, or -1 when out of memory (nothing
  * changed). */
@@ -283,10 +301,7 @@ static int flush_buf(struct pis_hist *h)
     if (h->wide && scatter_wide(h) < h->bufcap / 2)
         return 0;
     r = pending_runs(h->buf, h->nbuf, NULL, 0, NULL, &n);
-    if (!r)
-        return -1;
-    rc = merge_in_place(h, r, n);
-    free(r);
+    rc = merge_owned(h, r, n);
     if (!rc) {
         h->nbuf = 0;
         densify(h);
@@ -308,11 +323,8 @@ int pis_hist_compact(struct pis_hist *h)
         return 0;
     }
     r = pending_runs(h->buf, h->nbuf, h->small, h->nsmall, NULL, &n);
-    if (!r || merge_in_place(h, r, n)) {
-        free(r);
+    if (merge_owned(h, r, n))
         return -1;
-    }
-    free(r);
     free(h->small);
     free(h->buf);
     h->small = NULL;
@@ -544,11 +556,7 @@ int pis_hist_merge(struct pis_hist *dst, const struct pis_hist *src)
     if (rc < 0)
         return -1;
     sv = combine(src, took != 0, &n);
-    if (!sv)
-        return -1;
-    rc = merge_in_place(dst, sv, n);
-    free(sv);
-    if (rc)
+    if (merge_owned(dst, sv, n))
         return -1;
     note(dst, src->max, src->max_has_tsc, src->max_tsc, src->max_offset,
          src->max_file);
