@@ -483,8 +483,10 @@ static struct pis_vc *combine(const struct pis_hist *h, int with_wide,
     r = pending_runs(copy, h->nbuf, h->small, h->nsmall,
                      with_wide ? h : NULL, &nr);
     free(copy);
-    if (!r)
-        return NULL;
+    if (!r || !h->used) {
+        *n = nr;
+        return r;
+    }
     out = malloc((h->used + nr + 1) * sizeof(*out));
     if (out)
         *n = merge_vc(h->vc, h->used, r, nr, out);
