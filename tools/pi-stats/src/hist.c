@@ -102,12 +102,10 @@ static struct pis_vc *pending_runs(uint32_t *buf, size_t nbuf,
         nw += wide->wide[x] != 0;
     a = malloc((nw + 1) * sizeof(*a));
     b = malloc((nbuf + 1) * sizeof(*b));
-    out = malloc((nw + nbuf + 1) * sizeof(*out));
     tmp = malloc((nbuf + 1) * sizeof(*tmp));
-    if (!a || !b || !out || !tmp) {
+    if (!a || !b || !tmp) {
         free(a);
         free(b);
-        free(out);
         free(tmp);
         return NULL;
     }
@@ -132,10 +130,17 @@ static struct pis_vc *pending_runs(uint32_t *buf, size_t nbuf,
             b[nb++].count = 1;
         }
     }
-    *n = merge_vc(a, na, b, nb, out);
+    free(tmp);
+    if (!na || !nb) {           /* one kind of runs: nothing to merge */
+        free(na ? b : a);
+        *n = na + nb;
+        return na ? a : b;
+    }
+    out = malloc((na + nb) * sizeof(*out));
+    if (out)
+        *n = merge_vc(a, na, b, nb, out);
     free(a);
     free(b);
-    free(tmp);
     return out;
 }
 
