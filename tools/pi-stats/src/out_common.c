@@ -1,8 +1,6 @@
 /* out_common.c - bucket schemes shared by every output format, so that
  * histograms from different files and hosts merge by adding counts of
  * identical [low, high) buckets; names shared by the formats. */
-#include <string.h>
-
 #include "output.h"
 
 enum pis_scheme pis_metric_scheme(enum pis_metric_id m)
@@ -68,10 +66,9 @@ char *pis_put_u64(char *p, uint64_t v, int width)
 
 char *pis_put_str(char *p, const char *s, int pad)
 {
-    size_t n = strlen(s);
-
     while (pad-- > 0)
         *p++ = ' ';
-    memcpy(p, s, n);
-    return p + n;
+    while (*s)
+        *p++ = *s++;
+    return p;
 }
