@@ -112,6 +112,15 @@ static void kvn(FILE *f, const char *k, int has, uint64_t v)
     fwrite(b, 1, (size_t)(put_kv(b, k, has, v, 1) - b), f);
 }
 
+/* "N":{ after a comma unless first: the key of one pCPU's object. */
+static void cpu_key(FILE *f, unsigned cpu, int first)
+{
+    char b[32], *p = pis_put_str(b, first ? "\"" : ",\"", 0);
+
+    p = pis_put_str(pis_put_u64(p, cpu, 0), "\":{", 0);
+    fwrite(b, 1, (size_t)(p - b), f);
+}
+
 static int summary(FILE *f, const struct pis_hist *h, int merged,
                    const struct pis_out_opts *o, struct pis_vc **vc,
                    size_t *nvc)
@@ -194,7 +203,7 @@ static int metric(FILE *f, const struct pis_report *r, enum pis_metric_id m,
     for (unsigned c = 0; c < PIS_MAX_CPUS; c++) {
         if (!r->pi.m[m].cpu[c])
             continue;
-        fprintf(f, "%s\"%u\":{", first ? "" : ",", c);
+        cpu_key(f, c, first);
         first = 0;
         if (summary(f, r->pi.m[m].cpu[c], r->merged, o, NULL, NULL))
             goto fail;
@@ -213,17 +222,20 @@ fail:
     return -1;
 }
 
+/* The keys of the record classes (the class bit, or none). */
+static const char *const class_key[PIS_NCLASS] = {
+    "0x00010000", "0x00020000", "0x00040000", "0x00080000", "0x00100000",
+    "0x00200000", "0x00400000", "0x00800000", "0x01000000", "0x02000000",
+    "0x04000000", "0x08000000", "none",
+};
+
 static void classes(FILE *f, const uint64_t *by_class)
 {
     int first = 1;
     for (unsigned k = 0; k < PIS_NCLASS; k++) {
         if (!by_class[k])
             continue;
-        if (k < 12)
-            fprintf(f, "%s\"0x%08x\":%" PRIu64, first ? "" : ",",
-                    1u << (16 + k), by_class[k]);
-        else
-            fprintf(f, "%s\"none\":%" PRIu64, first ? "" : ",", by_class[k]);
+        kv(f, class_key[k], by_class[k], !first);
         first = 0;
     }
 }
@@ -264,14 +276,14 @@ static int body(FILE *f, const struct pis_report *r,
             continue;
         for (unsigned k = 0; k < PIS_NCLASS; k++)
             total_class[k] += cs->by_class[k];
-        fprintf(f, "%s\"%u\":{", first ? "" : ",", cpu);
+        cpu_key(f, cpu, first);
         first = 0;
         kv(f, "records", cs->records, 0);
         kv(f, "windows", cs->windows, 1);
         kv(f, "no_tsc", cs->no_tsc, 1);
-        fprintf(f, ",\"by_class\":{");
+        fputs(",\"by_class\":{", f);
         classes(f, cs->by_class);
-        fprintf(f, "}}");
+        fputs("}}", f);
     }
     fprintf(f, "},\"records_by_class\":{");
     classes(f, total_class);
