@@ -102,12 +102,10 @@ static struct pis_vc *pending_runs(uint32_t *buf, size_t nbuf,
         nw += wide->wide[x] != 0;
     a = malloc((nw + 1) * sizeof(*a));
     b = malloc((nbuf + 1) * sizeof(*b));
-    out = malloc((nw + nbuf + 1) * sizeof(*out));
     tmp = malloc((nbuf + 1) * sizeof(*tmp));
-    if (!a || !b || !out || !tmp) {
+    if (!a || !b || !tmp) {
         free(a);
         free(b);
-        free(out);
         free(tmp);
         return NULL;
     }
@@ -132,10 +130,17 @@ static struct pis_vc *pending_runs(uint32_t *buf, size_t nbuf,
             b[nb++].count = 1;
         }
     }
-    *n = merge_vc(a, na, b, nb, out);
+    free(tmp);
+    if (!na || !nb) {           /* one kind of runs: nothing to merge */
+        free(na ? b : a);
+        *n = na + nb;
+        return na ? a : b;
+    }
+    out = malloc((na + nb) * sizeof(*out));
+    if (out)
+        *n = merge_vc(a, na, b, nb, out);
     free(a);
     free(b);
-    free(tmp);
     return out;
 }
 
@@ -177,6 +182,24 @@ static int merge_in_place(struct pis_hist *h, const struct pis_vc *r,
                 (size_t)((ptrdiff_t)total - k - 1) * sizeof(*h->vc));
     h->used = total - (size_t)(k - i);
     return 0;
+}
+
+/* vc += r[0..nr), r freed: it becomes vc when vc is empty (no copy).
+ * r NULL (out of memory) or a failed merge: -1. */
+static int merge_owned(struct pis_hist *h, struct pis_vc *r, size_t nr)
+{
+    int rc = 0;
+
+    if (r && !h->used) {
+        free(h->vc);
+        h->vc = r;
+        h->used = h->cap = nr;
+        return 0;
+    }
+    if (!r || merge_in_place(h, r, nr))
+        rc = -1;
+    free(r);
+    return rc;
 }
 
 /* Make h's wide counters cover [lo, hi] (a span that contains the current
@@ -283,10 +306,7 @@ static int flush_buf(struct pis_hist *h)
     if (h->wide && scatter_wide(h) < h->bufcap / 2)
         return 0;
     r = pending_runs(h->buf, h->nbuf, NULL, 0, NULL, &n);
-    if (!r)
-        return -1;
-    rc = merge_in_place(h, r, n);
-    free(r);
+    rc = merge_owned(h, r, n);
     if (!rc) {
         h->nbuf = 0;
         densify(h);
@@ -308,11 +328,8 @@ int pis_hist_compact(struct pis_hist *h)
         return 0;
     }
     r = pending_runs(h->buf, h->nbuf, h->small, h->nsmall, NULL, &n);
-    if (!r || merge_in_place(h, r, n)) {
-        free(r);
+    if (merge_owned(h, r, n))
         return -1;
-    }
-    free(r);
     free(h->small);
     free(h->buf);
     h->small = NULL;
@@ -327,6 +344,9 @@ static int later(int f1, uint64_t o1, int f2, uint64_t o2)
     return f1 > f2 || (f1 == f2 && o1 > o2);
 }
 
+/* v, taken at (file, offset), becomes h's maximum when it is greater, or
+ * equal and earlier, or h has no samples yet: the one rule for samples,
+ * batches, merges and sums. */
 static void note(struct pis_hist *h, uint64_t v, int has_tsc, uint64_t tsc,
                  uint64_t offset, int file)
 {
@@ -444,14 +464,7 @@ int pis_hist_put_end(struct pis_hist_put *c, uint64_t n, pis_where_fn where,
     if (c->any_top) {           /* then c->hi >= h->max */
         struct pis_where at;
         where(ctx, c->imax, &at);
-        if (h->count == 0 || c->hi > h->max ||
-            later(h->max_file, h->max_offset, at.file, at.offset)) {
-            h->max = c->hi;
-            h->max_tsc = at.tsc;
-            h->max_has_tsc = at.has_tsc;
-            h->max_offset = at.offset;
-            h->max_file = at.file;
-        }
+        note(h, c->hi, at.has_tsc, at.tsc, at.offset, at.file);
     }
     h->count += n - c->lost;
     return c->rc;
@@ -475,8 +488,10 @@ static struct pis_vc *combine(const struct pis_hist *h, int with_wide,
     r = pending_runs(copy, h->nbuf, h->small, h->nsmall,
                      with_wide ? h : NULL, &nr);
     free(copy);
-    if (!r)
-        return NULL;
+    if (!r || !h->used) {
+        *n = nr;
+        return r;
+    }
     out = malloc((h->used + nr + 1) * sizeof(*out));
     if (out)
         *n = merge_vc(h->vc, h->used, r, nr, out);
@@ -536,7 +551,6 @@ int pis_hist_merge(struct pis_hist *dst, const struct pis_hist *src)
 {
     struct pis_vc *sv;
     size_t n;
-    uint64_t cnt = dst->count;
     int rc, took = 1;
 
     if (src->count == 0)
@@ -549,22 +563,11 @@ int pis_hist_merge(struct pis_hist *dst, const struct pis_hist *src)
     if (rc < 0)
         return -1;
     sv = combine(src, took != 0, &n);
-    if (!sv)
+    if (merge_owned(dst, sv, n))
         return -1;
-    rc = merge_in_place(dst, sv, n);
-    free(sv);
-    if (rc)
-        return -1;
-    if (cnt == 0 || src->max > dst->max ||
-        (src->max == dst->max && later(dst->max_file, dst->max_offset,
-                                       src->max_file, src->max_offset))) {
-        dst->max = src->max;
-        dst->max_tsc = src->max_tsc;
-        dst->max_offset = src->max_offset;
-        dst->max_has_tsc = src->max_has_tsc;
-        dst->max_file = src->max_file;
-    }
-    dst->count = cnt + src->count;
+    note(dst, src->max, src->max_has_tsc, src->max_tsc, src->max_offset,
+         src->max_file);
+    dst->count += src->count;
     return 0;
 }
 
@@ -686,15 +689,8 @@ int pis_hist_sum(struct pis_hist *out, const struct pis_hist *const *in,
         const struct pis_hist *h = in[i];
         if (!h->count)
             continue;
-        if (!out->count || h->max > out->max ||
-            (h->max == out->max && later(out->max_file, out->max_offset,
-                                         h->max_file, h->max_offset))) {
-            out->max = h->max;
-            out->max_tsc = h->max_tsc;
-            out->max_offset = h->max_offset;
-            out->max_has_tsc = h->max_has_tsc;
-            out->max_file = h->max_file;
-        }
+        note(out, h->max, h->max_has_tsc, h->max_tsc, h->max_offset,
+             h->max_file);
         out->count += h->count;
     }
     if (!out->count)

@@ -47,3 +47,28 @@ enum pis_scheme pis_fit_rows(const struct pis_vc *vc, size_t nvc,
         first += vc[i].count;
     return first * 2 > count ? PIS_LOG2 : PIS_LINEAR;
 }
+
+char *pis_put_u64(char *p, uint64_t v, int width)
+{
+    char d[20];
+    int n = 0;
+
+    do {
+        d[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (width-- > n)
+        *p++ = ' ';
+    while (n)
+        *p++ = d[--n];
+    return p;
+}
+
+char *pis_put_str(char *p, const char *s, int pad)
+{
+    while (pad-- > 0)
+        *p++ = ' ';
+    while (*s)
+        *p++ = *s++;
+    return p;
+}

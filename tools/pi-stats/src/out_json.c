@@ -86,17 +86,39 @@ static void jname(FILE *f, const char *s)
     fputc('"', f);
 }
 
+/* "k":v, or "k":null unless has, after a comma if comma, at p; returns
+ * the end.  Keys are this file's literals, shorter than 48 characters, so
+ * that one takes at most KV_MAX characters.  Formatted here, not by
+ * printf: the summaries of thousands of pCPUs. */
+#define KV_MAX 96
+static char *put_kv(char *p, const char *k, int has, uint64_t v, int comma)
+{
+    p = pis_put_str(p, comma ? ",\"" : "\"", 0);
+    p = pis_put_str(pis_put_str(p, k, 0), "\":", 0);
+    return has ? pis_put_u64(p, v, 0) : pis_put_str(p, "null", 0);
+}
+
 static void kv(FILE *f, const char *k, uint64_t v, int comma)
 {
-    fprintf(f, "%s\"%s\":%" PRIu64, comma ? "," : "", k, v);
+    char b[KV_MAX];
+
+    fwrite(b, 1, (size_t)(put_kv(b, k, 1, v, comma) - b), f);
 }
 
 static void kvn(FILE *f, const char *k, int has, uint64_t v)
 {
-    if (has)
-        fprintf(f, ",\"%s\":%" PRIu64, k, v);
-    else
-        fprintf(f, ",\"%s\":null", k);
+    char b[KV_MAX];
+
+    fwrite(b, 1, (size_t)(put_kv(b, k, has, v, 1) - b), f);
+}
+
+/* "N":{ after a comma unless first: the key of one pCPU's object. */
+static void cpu_key(FILE *f, unsigned cpu, int first)
+{
+    char b[32], *p = pis_put_str(b, first ? "\"" : ",\"", 0);
+
+    p = pis_put_str(pis_put_u64(p, cpu, 0), "\":{", 0);
+    fwrite(b, 1, (size_t)(p - b), f);
 }
 
 static int summary(FILE *f, const struct pis_hist *h, int merged,
@@ -104,20 +126,22 @@ static int summary(FILE *f, const struct pis_hist *h, int merged,
                    size_t *nvc)
 {
     struct pis_summary s;
+    char b[9 * KV_MAX], *p = b;
     int has;
 
     if (pis_summarize(h, &s, vc, nvc))
         return -1;
     has = s.count > 0;
-    kv(f, "count", s.count, 0);
-    kvn(f, "min", has, s.min);
-    kvn(f, "p50", has, s.p50);
-    kvn(f, "p90", has, s.p90);
-    kvn(f, "p99", has, s.p99);
-    kvn(f, "p999", has, s.p999);
-    kvn(f, "max", has, s.max);
-    kvn(f, "max_tsc", has && s.max_has_tsc, s.max_tsc);
-    kvn(f, "max_offset", has, s.max_offset);
+    p = put_kv(p, "count", 1, s.count, 0);
+    p = put_kv(p, "min", has, s.min, 1);
+    p = put_kv(p, "p50", has, s.p50, 1);
+    p = put_kv(p, "p90", has, s.p90, 1);
+    p = put_kv(p, "p99", has, s.p99, 1);
+    p = put_kv(p, "p999", has, s.p999, 1);
+    p = put_kv(p, "max", has, s.max, 1);
+    p = put_kv(p, "max_tsc", has && s.max_has_tsc, s.max_tsc, 1);
+    p = put_kv(p, "max_offset", has, s.max_offset, 1);
+    fwrite(b, 1, (size_t)(p - b), f);
     if (merged) {
         fprintf(f, ",\"max_input\":");
         if (has && o->names && s.max_file >= 0 && s.max_file < o->ninputs)
@@ -179,7 +203,7 @@ static int metric(FILE *f, const struct pis_report *r, enum pis_metric_id m,
     for (unsigned c = 0; c < PIS_MAX_CPUS; c++) {
         if (!r->pi.m[m].cpu[c])
             continue;
-        fprintf(f, "%s\"%u\":{", first ? "" : ",", c);
+        cpu_key(f, c, first);
         first = 0;
         if (summary(f, r->pi.m[m].cpu[c], r->merged, o, NULL, NULL))
             goto fail;
@@ -198,17 +222,20 @@ fail:
     return -1;
 }
 
+/* The keys of the record classes (the class bit, or none). */
+static const char *const class_key[PIS_NCLASS] = {
+    "0x00010000", "0x00020000", "0x00040000", "0x00080000", "0x00100000",
+    "0x00200000", "0x00400000", "0x00800000", "0x01000000", "0x02000000",
+    "0x04000000", "0x08000000", "none",
+};
+
 static void classes(FILE *f, const uint64_t *by_class)
 {
     int first = 1;
     for (unsigned k = 0; k < PIS_NCLASS; k++) {
         if (!by_class[k])
             continue;
-        if (k < 12)
-            fprintf(f, "%s\"0x%08x\":%" PRIu64, first ? "" : ",",
-                    1u << (16 + k), by_class[k]);
-        else
-            fprintf(f, "%s\"none\":%" PRIu64, first ? "" : ",", by_class[k]);
+        kv(f, class_key[k], by_class[k], !first);
         first = 0;
     }
 }
@@ -249,14 +276,14 @@ static int body(FILE *f, const struct pis_report *r,
             continue;
         for (unsigned k = 0; k < PIS_NCLASS; k++)
             total_class[k] += cs->by_class[k];
-        fprintf(f, "%s\"%u\":{", first ? "" : ",", cpu);
+        cpu_key(f, cpu, first);
         first = 0;
         kv(f, "records", cs->records, 0);
         kv(f, "windows", cs->windows, 1);
         kv(f, "no_tsc", cs->no_tsc, 1);
-        fprintf(f, ",\"by_class\":{");
+        fputs(",\"by_class\":{", f);
         classes(f, cs->by_class);
-        fprintf(f, "}}");
+        fputs("}}", f);
     }
     fprintf(f, "},\"records_by_class\":{");
     classes(f, total_class);

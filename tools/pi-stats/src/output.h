@@ -38,6 +38,12 @@ uint64_t pis_metric_step(enum pis_metric_id m, const struct pis_out_opts *o);
  * tail squashing the body into one row), log2 buckets instead. */
 enum pis_scheme pis_fit_rows(const struct pis_vc *vc, size_t nvc,
                              uint64_t count, uint64_t *step, size_t rows);
+/* Row formatting without a printf call per field (rows of thousands of
+ * pCPUs): v in decimal, right-aligned in width columns ("%*" PRIu64), and
+ * s after pad spaces; each writes at p and returns the end (no NUL; p
+ * needs room for max(width, 20) or pad + strlen(s) characters). */
+char *pis_put_u64(char *p, uint64_t v, int width);
+char *pis_put_str(char *p, const char *s, int pad);
 /* "little", "big", "mixed" (merged inputs of both orders) or "unknown". */
 const char *pis_byte_order_name(unsigned byte_order);
 

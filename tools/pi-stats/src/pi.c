@@ -490,12 +490,21 @@ void pis_pi_batch(struct pis_pi *p, const struct pis_batch *b)
     }
 }
 
+/* End of an input.  A per-pCPU store that never flushed its buffer (no
+ * sorted entries, no wide counters) stays as it is: a buffer of at most a
+ * few thousand values and small counters, less room than their sorted
+ * entries would take; the report sorts a copy and frees it at once.  With
+ * thousands of pCPUs of a few hundred samples each, compacting them all
+ * took a third more memory (25 MiB instead of 19 on 4096 pCPUs), all of
+ * it new pages. */
 void pis_pi_end_input(struct pis_pi *p)
 {
     for (int m = 0; m < PIS_NMETRICS; m++)
-        for (unsigned c = 0; c < PIS_MAX_CPUS; c++)
-            if (p->m[m].cpu[c] && pis_hist_compact(p->m[m].cpu[c]))
+        for (unsigned c = 0; c < PIS_MAX_CPUS; c++) {
+            struct pis_hist *h = p->m[m].cpu[c];
+            if (h && (h->used || h->wide) && pis_hist_compact(h))
                 p->oom = 1;
+        }
     if (pis_hist_compact(&p->limits))
         p->oom = 1;
     for (size_t i = 0; i < p->owners.n; i++)

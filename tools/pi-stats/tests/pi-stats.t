@@ -991,6 +991,71 @@ def multiple_inputs_merge():
     check('=== all 2 inputs merged ===' in out, 'merged section')
 
 
+def expected_rows(js, hz=0, names=False):
+    """The text table rows of js's metrics, formatted here from the JSON
+    summaries: labels right-aligned to the widest (at least 5), numbers
+    in 10 columns (wider ones whole), wakeup cycles as times with 3
+    decimals when there is a clock (hz)."""
+    rows = []
+    for m in ('list_length', 'wakeup_cycles', 'wakeup_walked'):
+        per = js[m]['per_cpu']
+        width = max([5] + [len(c) for c in per])
+        for label, s in list(per.items()) + [('all', js[m])]:
+            line = '  %*s %10d' % (width, label, s['count'])
+            for k in ('min', 'p50', 'p90', 'p99', 'p999', 'max'):
+                if hz and m == 'wakeup_cycles':
+                    line += ' %10.3f' % (s[k] * 1e6 / hz)
+                else:
+                    line += ' %10d' % s[k]
+            line += '  tsc %s byte %d' % (
+                '-' if s['max_tsc'] is None else s['max_tsc'],
+                s['max_offset'])
+            if names:
+                line += ' in ' + s['max_input']
+            rows.append(line)
+    return rows
+
+
+@test
+def text_rows_equal_json_summaries():
+    """Each per-pCPU and total row of the text tables, byte for byte, from
+    the JSON summary of the same run: 0, 10- and 20-digit values, a
+    maximum without a TSC, 4-digit pCPU ids, clocks, merged inputs."""
+    top = (1 << 64) - 1
+    data = b''.join([
+        g.window(4095, [g.pi_wakeup(top, 0, 0, 0xffffffff),
+                        g.pi_wakeup(top - 1, 12, 1, 999999999),
+                        g.pi_add(top - 2, 1, 2, 4095, 4095, 0, 0)]),
+        g.window(7, [g.rec(g.PI_WAKEUP, None, [5, 1, 1234567890]),
+                     g.pi_wakeup(10, 3, 1, 1024)] +
+                 [g.pi_add(20 + i, 1, 1, 7, 7, i % 9, 4) for i in range(40)]),
+        g.window(1000, [g.pi_move(30, 2, 0, 7, 1000, 4000000000)]),
+    ])
+    a = write('rows.bin', data)
+    b = write('rows2.bin', pi_trace())
+    for args, hz in (([], 0), (['--cpu-mhz', '3'], 3e6),
+                     (['--tsc-hz', '1000'], 1e3)):
+        js, _ = run_json(args + [a])
+        rc, out, _ = run(args + [a])
+        eq(rc, 0, 'rc')
+        wc = js['wakeup_cycles']['per_cpu']
+        eq((wc['4095']['max'], wc['4095']['max_tsc'], wc['4095']['min'],
+            wc['7']['max'], wc['7']['max_tsc'], js['list_length']['max'],
+            js['wakeup_walked']['per_cpu']['4095']['min']),
+           (0xffffffff, top, 999999999, 1234567890, None, 4000000000, 0),
+           'JSON values')
+        want = expected_rows(js, hz)
+        eq(len(want), 10, 'rows: 3 pCPUs + all, 2 + all, 2 + all')
+        for r in want:
+            check(r in out.splitlines(),
+                  'row %r (args %s) not in:\n%s' % (r, args, out))
+    js, _ = run_json([a, b])
+    rc, out, _ = run([a, b])
+    merged = out.split('=== all 2 inputs merged ===')[1].splitlines()
+    for r in expected_rows(js, names=True):
+        check(r in merged, 'merged row %r not in:\n%s' % (r, out))
+
+
 @test
 def csv_output():
     path = write('pi.bin', pi_trace())
