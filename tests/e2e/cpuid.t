@@ -25,7 +25,7 @@ is "$got" "$want" "one leaf 1 line per CPU of the affinity mask"
 # pinned: the initial APIC IDs differ (this host's CPUs are distinct)
 is "$(sed -n 's/^cpuid cpu=[0-9]* leaf=0x1 sub=0 eax=[^ ]* ebx=\(0x[0-9a-f]*\|0\) .*/\1/p' "$tmp/host.txt" |
       while read -r b; do echo $(( b >> 24 )); done | sort -u | wc -l)" \
-    "$(echo $want | wc -w)" "each CPU's leaf 1 shows its own APIC ID (pinned)"
+    "$(echo "$want" | wc -w)" "each CPU's leaf 1 shows its own APIC ID (pinned)"
 first=$(sed -n 's/^cpuid cpu=\([0-9]*\) .*/\1/p' "$tmp/host.txt" | head -n1)
 taskset -c "$first" "$tmp/dump" > "$tmp/one.txt"
 is "$(sed 's/^cpuid cpu=\([0-9]*\) .*/\1/' "$tmp/one.txt" | sort -u)" "$first" \
