@@ -163,6 +163,134 @@ case_cfg() {
     esac
 }
 
+# case_cpuid CASE -> topology cases: the CPUID topology fields each vCPU
+#   must read (tests/e2e/cpuid-check.py names the fields and derives them
+#   from the guest's dump; "all" lines hold for every vCPU named by a cpuN
+#   line).  Written by hand from docs/misc/vnuma-cpu-topology.pandoc,
+#   x86_topo_from_vnuma() (xen/lib/x86/policy.c), guest_cpuid() and
+#   recalculate_misc() (xen/arch/x86/cpuid.c, cpu-policy.c) and
+#   xc_cpuid_apply_policy() (tools/libs/guest/xg_cpuid_x86.c); PV guests
+#   read CPUID through Xen's forced emulation prefix, as their kernel does.
+# What the host CPU gives (QEMU 7.2, -smp 4: one socket of 4 cores, one
+# thread each): leaf 1 lppp 4 and HTT; on the AMD model (-cpu max is
+# AuthenticAMD under TCG) CMP_LEGACY, 0x80000008 ApicIdSize 2 and NC 4, no
+# leaf 4 (Xen zeroes it on AMD) and no TOPOEXT (Xen never exposes it); on
+# the Intel model leaf 4 lists L1d, L1i, L2 and L3 (QEMU's l3-cache), no
+# CMP_LEGACY, and Xen zeroes 0x80000008 ECX.  Leaf 0xb: Xen returns its
+# subleaves 0-1 only; a guest without x2APIC (PV) and no topology from the
+# toolstack reads zeroes, an HVM/PVH guest level type 0 and x2APIC ID
+# 2 * vcpu_id.
+# The default cases are upstream's values, from the base code: PV keeps the
+# host's lppp, HTT, CMP_LEGACY and 0x80000008 and reads APIC ID 0 (Xen
+# clears leaf 1 EBX[31:24] for PV); PVH gets APIC ID 2 * vcpu_id, lppp and
+# NC doubled, ApicIdSize + 1, CMP_LEGACY clear (xc_cpuid_apply_policy()).
+case_cpuid() {
+    local amd_no_l4="0x4.0.type=0" pv_no_b="0xb.0.type=0 0xb.0.x2apic=0"
+    case $1 in
+    pv-default)
+        cat <<EOF
+all 0x1.apic=0 0x1.lppp=4 0x1.htt=1 $amd_no_l4 $pv_no_b
+all 0x80000001.cmp_legacy=1 0x80000001.topoext=0
+all 0x80000008.apicidsize=2 0x80000008.nc=4
+cpu0
+cpu1
+cpu2
+cpu3
+EOF
+        ;;
+    pv-vnuma-2x2)
+        # bits 1: packages of 2, APIC IDs 0,1 / 2,3
+        cat <<EOF
+all 0x1.lppp=2 0x1.htt=1 $amd_no_l4 $pv_no_b
+all 0x80000001.cmp_legacy=1 0x80000001.topoext=0
+all 0x80000008.apicidsize=1 0x80000008.nc=2
+cpu0 0x1.apic=0
+cpu1 0x1.apic=1
+cpu2 0x1.apic=2
+cpu3 0x1.apic=3
+EOF
+        ;;
+    pv-vnuma-2x2-intel)
+        # Intel: leaf 4 cores per package 2 on every cache, the L3 (the
+        # last level) shared by 2; leaf 0xb SMT level (shift 0, 1 thread)
+        # and core level (shift 1, 2 vCPUs) with the APIC ID; subleaf 2 is
+        # beyond what Xen returns.
+        cat <<EOF
+all 0x1.lppp=2 0x1.htt=1
+all 0x4.0.type=1 0x4.0.level=1 0x4.0.share=1 0x4.0.cores=2
+all 0x4.1.type=2 0x4.1.level=1 0x4.1.share=1 0x4.1.cores=2
+all 0x4.2.type=3 0x4.2.level=2 0x4.2.share=1 0x4.2.cores=2
+all 0x4.3.type=3 0x4.3.level=3 0x4.3.share=2 0x4.3.cores=2
+all 0x4.4.type=0
+all 0xb.0.type=1 0xb.0.shift=0 0xb.0.count=1
+all 0xb.1.type=2 0xb.1.shift=1 0xb.1.count=2
+all 0xb.2.type=0 0xb.2.x2apic=0
+all 0x80000001.cmp_legacy=0 0x80000001.topoext=0
+all 0x80000008.apicidsize=0 0x80000008.nc=1
+cpu0 0x1.apic=0 0xb.0.x2apic=0 0xb.1.x2apic=0
+cpu1 0x1.apic=1 0xb.0.x2apic=1 0xb.1.x2apic=1
+cpu2 0x1.apic=2 0xb.0.x2apic=2 0xb.1.x2apic=2
+cpu3 0x1.apic=3 0xb.0.x2apic=3 0xb.1.x2apic=3
+EOF
+        ;;
+    pv-apicid-321)
+        # bits 2: packages of 4, APIC IDs 0,1,2 / 4,5 / 8
+        cat <<EOF
+all 0x1.lppp=4 0x1.htt=1 $amd_no_l4 $pv_no_b
+all 0x80000001.cmp_legacy=1 0x80000001.topoext=0
+all 0x80000008.apicidsize=2 0x80000008.nc=4
+cpu0 0x1.apic=0
+cpu1 0x1.apic=1
+cpu2 0x1.apic=2
+cpu3 0x1.apic=4
+cpu4 0x1.apic=5
+cpu5 0x1.apic=8
+EOF
+        ;;
+    pv-apicid-noncontig)
+        # bits 1: vnode 0 = vCPUs 0,2 (IDs 0,1), vnode 1 = vCPUs 1,3 (2,3)
+        cat <<EOF
+all 0x1.lppp=2 0x1.htt=1 $amd_no_l4 $pv_no_b
+all 0x80000001.cmp_legacy=1 0x80000001.topoext=0
+all 0x80000008.apicidsize=1 0x80000008.nc=2
+cpu0 0x1.apic=0
+cpu1 0x1.apic=2
+cpu2 0x1.apic=1
+cpu3 0x1.apic=3
+EOF
+        ;;
+    pvh-default)
+        cat <<EOF
+all 0x1.lppp=8 0x1.htt=1 $amd_no_l4 0xb.0.type=0
+all 0x80000001.cmp_legacy=0 0x80000001.topoext=0
+all 0x80000008.apicidsize=3 0x80000008.nc=8
+cpu0 0x1.apic=0 0xb.0.x2apic=0
+cpu1 0x1.apic=2 0xb.0.x2apic=2
+cpu2 0x1.apic=4 0xb.0.x2apic=4
+cpu3 0x1.apic=6 0xb.0.x2apic=6
+EOF
+        ;;
+    pvh-vnuma-aligned | pvh-vnuma-4)
+        # APIC IDs 2 * vcpu_id; bits 1 (aligned) or 0 (4 vnodes), plus the
+        # unused thread bit: packages of 4 or 2 IDs
+        if [ "$1" = pvh-vnuma-aligned ]; then
+            echo "all 0x1.lppp=4 0x80000008.apicidsize=2 0x80000008.nc=4"
+        else
+            echo "all 0x1.lppp=2 0x80000008.apicidsize=1 0x80000008.nc=2"
+        fi
+        cat <<EOF
+all 0x1.htt=1 $amd_no_l4 0xb.0.type=0
+all 0x80000001.cmp_legacy=1 0x80000001.topoext=0
+cpu0 0x1.apic=0 0xb.0.x2apic=0
+cpu1 0x1.apic=2 0xb.0.x2apic=2
+cpu2 0x1.apic=4 0xb.0.x2apic=4
+cpu3 0x1.apic=6 0xb.0.x2apic=6
+EOF
+        ;;
+    *) return 1 ;;
+    esac
+}
+
 # case_expect CASE -> topology cases: the exact lines the guest must print,
 #   cpuN package=<physical_package_id> core=<core_id>
 #        core_siblings=<core_siblings_list> l3=<cache/index3/shared_cpu_list>

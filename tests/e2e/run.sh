@@ -182,12 +182,23 @@ for d in $(ls -d /sys/devices/system/cpu/cpu[0-9]* | sort -t u -k 3 -n); do
                       $1 == "initial" && $2 == "apicid" && p == n { print $4 }' /proc/cpuinfo)
     echo "cpu$n package=$(cat $t/physical_package_id) core=$(cat $t/core_id) core_siblings=$(cat $t/core_siblings_list) l3=$l3 initial_apicid=$ia"
 done
+# what CPUID gives each vCPU (PV: through Xen's forced emulation prefix, as
+# the kernel reads it)
+echo E2E-CPUID-BEGIN
+if [ "$(cat /sys/hypervisor/guest_type 2>/dev/null)" = PV ]; then
+    /bin/cpuid-dump --xen
+else
+    /bin/cpuid-dump
+fi
+echo "E2E-CPUID-END rc=$?"
 echo E2E-GUEST-END
 echo "info online=$(cat /sys/devices/system/cpu/online) nodes=$(cat /sys/devices/system/node/online 2>/dev/null)"
 grep -E '^(processor|apicid|initial apicid|vendor_id)' /proc/cpuinfo | tr '\t' ' ' | sed 's/^/info /'
 poweroff -f
 EOF
     chmod +x "$r/init"
+    gcc -static -O2 -Wall -Werror -o "$r/bin/cpuid-dump" "$E2E_DIR/cpuid-dump.c" ||
+        return 1
     mkcpio "$r" "$OUT/domU.img"
 }
 
@@ -259,7 +270,7 @@ images_key() {
     {
         echo "$DEB $VMLINUZ ${E2E_GUEST_EXTRA:-} ${E2E_GUEST_CFG:-}"
         cat "$E2E_DIR/dom0-init" "$E2E_DIR/cases.sh" "$E2E_DIR/run.sh" \
-            "$E2E_DIR/apic-ids.c" "$PI_STATS"
+            "$E2E_DIR/apic-ids.c" "$E2E_DIR/cpuid-dump.c" "$PI_STATS"
         find "$INST" -printf '%P %s %T@\n' | LC_ALL=C sort
     } | sha256sum | cut -c1-16
 }
@@ -351,7 +362,7 @@ unfinished() {
     rc=$(cat "$2/$1.create.rc" 2>/dev/null)
     [ -z "$rc" ] || [ "$rc" = 0 ] || return 1
     ! grep -aq '^E2E-GUEST-END' "$2/$1.console" 2>/dev/null || return 1
-    got=$(tr -d '\r' < "$2/$1.console" 2>/dev/null | sed -n '/^E2E-GUEST-BEGIN$/,$p' | grep '^cpu')
+    got=$(tr -d '\r' < "$2/$1.console" 2>/dev/null | sed -n '/^E2E-GUEST-BEGIN$/,$p' | grep '^cpu[0-9]')
     [ -z "$got" ] || [ "$got" = "$(case_expect "$1" | head -n "$(echo "$got" | wc -l)")" ]
 }
 
@@ -452,7 +463,7 @@ earlier_boots() {
 
 check_topo() {
     local c=$1 d=$2 rc want got line tries
-    rm -f "$OUT/$c.log" "$OUT/$c.console"
+    rm -f "$OUT/$c.log" "$OUT/$c.console" "$OUT/$c.cpuid" "$OUT/$c.cpuid-want"
     [ -f "$d/$c.console" ] && tr -d '\r' < "$d/$c.console" > "$OUT/$c.console"
     rc=$(cat "$d/$c.create.rc" 2>/dev/null)
     if [ -z "$rc" ]; then fail "$c" "not run (dom0 stopped before it)"; return; fi
@@ -462,7 +473,7 @@ check_topo() {
         return
     fi
     if [ ! -f "$OUT/$c.console" ]; then fail "$c" "no guest console log"; return; fi
-    sed -n '/^E2E-GUEST-BEGIN$/,/^E2E-GUEST-END$/p' "$OUT/$c.console" | grep '^cpu' > "$OUT/$c.log"
+    sed -n '/^E2E-GUEST-BEGIN$/,/^E2E-GUEST-END$/p' "$OUT/$c.console" | grep '^cpu[0-9]' > "$OUT/$c.log"
     tries=$(earlier_boots "$c")
     if ! grep -q '^E2E-GUEST-END$' "$OUT/$c.console"; then
         fail "$c" "$(no_topology "$d" "$c" "$OUT/$c.console")$tries"
@@ -471,7 +482,15 @@ check_topo() {
     want=$(case_expect "$c")
     got=$(cat "$OUT/$c.log")
     if [ "$got" = "$want" ]; then
-        pass "$c" "$(wc -l < "$OUT/$c.log") CPUs, $(cat "$d/$c.secs" 2>/dev/null) s$tries"
+        # then what CPUID gave each vCPU (cpuid-check.py; fields in $c.cpuid)
+        if ! case_cpuid "$c" > "$OUT/$c.cpuid-want"; then
+            fail "$c" "no CPUID values written for it in cases.sh (case_cpuid)"
+        elif ! line=$(python3 "$E2E_DIR/cpuid-check.py" "$OUT/$c.console" \
+                      "$OUT/$c.cpuid-want" "$OUT/$c.cpuid"); then
+            fail "$c" "CPUID: $line$tries"
+        else
+            pass "$c" "$(wc -l < "$OUT/$c.log") CPUs, CPUID fields as written, $(cat "$d/$c.secs" 2>/dev/null) s$tries"
+        fi
         return
     fi
     line=$(diff <(echo "$want") <(echo "$got") | grep -E '^[<>]' | head -n2 | tr '\n' ' ')
