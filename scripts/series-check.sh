@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build the series patch by patch: after each patch of patches/series the
-# debug hypervisor (and the tools, when the patch touches tools/, the public
-# headers or xen/lib) must build.  Works in build/xen, from the first patch
+# debug hypervisor (when the patch touches anything outside tools/ and
+# docs/) and the tools (when it touches tools/, the public headers, xen/lib
+# or files outside xen/) must build.  Works in build/xen, from the first patch
 # to the last, incrementally, so it ends with the whole series built.
 # A commit that built before is not built again (commits are named by their
 # hash, which covers the whole tree and history; the hashes of those that
@@ -36,19 +37,29 @@ for i in "${!commits[@]}"; do
         continue
     fi
     git -C "$TREE" checkout -q --detach "$c"
-    what=hypervisor
-    if git -C "$TREE" diff-tree --no-commit-id --name-only -r "$c" |
-       grep -q -e '^tools/' -e '^xen/include/public/' -e '^xen/lib/'; then
-        what="hypervisor+tools"
-    fi
     # The tools only see the hypervisor through the public headers and
-    # xen/lib, so a patch touching neither cannot break them.
-    logs=("$TREE/xen-debug.log")
-    [ "$what" = hypervisor ] || logs+=("$TREE/tools.log")
+    # xen/lib, and the hypervisor sees nothing of tools/ and docs/ (which
+    # nothing builds): a patch touching none of what a part is built from
+    # cannot break that part.
+    paths=$(git -C "$TREE" diff-tree --no-commit-id --name-only -r "$c")
+    hyp=; tls=; logs=()
+    if grep -q -v -e '^tools/' -e '^docs/' <<<"$paths"; then
+        hyp=1
+        logs+=("$TREE/xen-debug.log")
+    fi
+    if grep -q -e '^tools/' -e '^xen/include/public/' -e '^xen/lib/' \
+            <<<"$paths" || grep -q -v -e '^xen/' -e '^docs/' <<<"$paths"; then
+        tls=1
+        logs+=("$TREE/tools.log")
+    fi
+    what=${hyp:+hypervisor}${hyp:+${tls:++}}${tls:+tools}
+    what=${what:-docs only}
     stage_begin "series-check: $((i + 1))/$n" "building ($what) $name" "${logs[@]}"
     fail=
-    "$top/scripts/build-xen.sh" hypervisor debug >/dev/null || fail=1
-    if [ -z "$fail" ] && [ "$what" != hypervisor ]; then
+    if [ -n "$hyp" ]; then
+        "$top/scripts/build-xen.sh" hypervisor debug >/dev/null || fail=1
+    fi
+    if [ -z "$fail" ] && [ -n "$tls" ]; then
         "$top/scripts/build-xen.sh" tools >/dev/null || fail=1
     fi
     if [ -n "$fail" ]; then

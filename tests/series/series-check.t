@@ -14,8 +14,10 @@ export SERIES_CHECK_CACHE=$work/built
 out=$("$TOP/scripts/series-check.sh" 2>&1)
 rc=$?
 is "$rc" 0 "series-check passes on patches/series"
-is "$(grep -c '^series-check: ok [0-9]*/[0-9]* (hypervisor' <<<"$out")" "$n" \
+is "$(grep -c -E '^series-check: ok [0-9]+/[0-9]+ \((hypervisor|tools|docs only)' <<<"$out")" "$n" \
     "series-check built after each of the $n patches"
+ok "a patch touching only tools/ builds the tools alone" \
+    grep -q -E '^series-check: ok [0-9]+/[0-9]+ \(tools, ' <<<"$out"
 [ "$rc" = 0 ] || diag "$out"
 ok "the build after the last patch left a hypervisor" test -s "$BUILD/xen/xen/xen"
 is "$(wc -l < "$SERIES_CHECK_CACHE")" "$n" "each commit that built is remembered"
