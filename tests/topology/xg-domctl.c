@@ -1,9 +1,9 @@
 /*
  * What libxenguest puts in XEN_DOMCTL_set_vcpu_apic_ids, without Xen: the
- * hypercall layer (libxencall, and the libraries xc_interface_open() opens
- * with it) is replaced by the functions below, which the tree's
- * libxenctrl/libxenguest call instead of their own.  xencall1() checks the
- * domctl as Xen does (pad must be zero) and records what it got.
+ * hypercall layer is replaced by fake-xencall.c and xencall1() below,
+ * which the tree's libxenctrl/libxenguest call instead of their own.
+ * xencall1() checks the domctl as Xen does (pad must be zero) and records
+ * what it got.
  *
  * Before the call, the stack is filled with a pattern, so that a field the
  * library leaves unset reads as garbage, as it may in any real caller.
@@ -14,72 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <xencall.h>
-#include <xendevicemodel.h>
-#include <xenforeignmemory.h>
 #include <xenctrl.h>
 #include <xenguest.h>
-
-struct xencall_handle { int dummy; };
-static struct xencall_handle fake_xcall;
-
-xencall_handle *xencall_open(struct xentoollog_logger *logger,
-                             unsigned int open_flags)
-{
-    return &fake_xcall;
-}
-
-int xencall_close(xencall_handle *xcall)
-{
-    return 0;
-}
-
-void *xencall_alloc_buffer_pages(xencall_handle *xcall, size_t nr_pages)
-{
-    void *p = aligned_alloc(4096, nr_pages * 4096);
-
-    if ( p )
-        memset(p, 0, nr_pages * 4096);
-    return p;
-}
-
-void xencall_free_buffer_pages(xencall_handle *xcall, void *p,
-                               size_t nr_pages)
-{
-    free(p);
-}
-
-int xencall_buffers_never_fault(xencall_handle *xcall)
-{
-    return 1;
-}
-
-struct xenforeignmemory_handle { int dummy; };
-static struct xenforeignmemory_handle fake_fmem;
-
-xenforeignmemory_handle *xenforeignmemory_open(struct xentoollog_logger *l,
-                                               unsigned int open_flags)
-{
-    return &fake_fmem;
-}
-
-int xenforeignmemory_close(xenforeignmemory_handle *fmem)
-{
-    return 0;
-}
-
-struct xendevicemodel_handle { int dummy; };
-static struct xendevicemodel_handle fake_dmod;
-
-xendevicemodel_handle *xendevicemodel_open(struct xentoollog_logger *l,
-                                           unsigned int open_flags)
-{
-    return &fake_dmod;
-}
-
-int xendevicemodel_close(xendevicemodel_handle *dmod)
-{
-    return 0;
-}
 
 static unsigned int calls;
 static uint8_t got_ids[8];

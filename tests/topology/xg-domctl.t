@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # What the tree's libxenguest sends in XEN_DOMCTL_set_vcpu_apic_ids, with
-# the hypercall layer replaced by xg-domctl.c (no Xen needed): every field
-# set (Xen refuses a non-zero pad with EINVAL), checked by valgrind's
-# memcheck and by an ASan/UBSan build of the program.
+# the hypercall layer replaced by fake-xencall.c and xg-domctl.c (no Xen
+# needed): every field set (Xen refuses a non-zero pad with EINVAL),
+# checked by valgrind's memcheck and by an ASan/UBSan build of the program.
 # TREE (default build/xen) must have its tools built (`make tools`).
 . "$(dirname "$0")/../lib/tap.sh"
 set -u
 
 TREE=${TREE:-$BUILD/xen}
 export PATH=/usr/bin:/bin:$PATH
-src=$(dirname "$0")/xg-domctl.c
+dir=$(dirname "$0")
 
 [ -f "$TREE/tools/libs/guest/libxenguest.so" ] ||
     bail "$TREE: tools not built (run 'make tools')"
@@ -26,7 +26,8 @@ trap 'rm -rf "$tmp"' EXIT
 build() { # OUT CFLAGS...
     local out=$1; shift
     gcc -O2 -g -Wall -Werror -D__XEN_TOOLS__ -I"$TREE/tools/include" "$@" \
-        -o "$out" "$src" -L"$TREE/tools/libs/guest" -L"$TREE/tools/libs/ctrl" \
+        -o "$out" "$dir/xg-domctl.c" "$dir/fake-xencall.c" \
+        -L"$TREE/tools/libs/guest" -L"$TREE/tools/libs/ctrl" \
         -Wl,-rpath-link,"$libs" -lxenguest -lxenctrl >"$out.log" 2>&1
 }
 
