@@ -28,10 +28,11 @@ int xencall_close(xencall_handle *xcall)
 
 void *xencall_alloc_buffer_pages(xencall_handle *xcall, size_t nr_pages)
 {
-    void *p = aligned_alloc(4096, nr_pages * 4096);
+    void *p;
 
-    if ( p )
-        memset(p, 0, nr_pages * 4096);
+    if ( posix_memalign(&p, 4096, nr_pages * 4096) )
+        return NULL;
+    memset(p, 0, nr_pages * 4096);
     return p;
 }
 
