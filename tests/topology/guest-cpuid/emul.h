@@ -47,7 +47,7 @@ enum {
 
 /* asm/vpmu.h: the flags guest_cpuid() tests. */
 #define VPMU_CPU_HAS_DS         0x1000
-#define VPMU_AVAILABLE          0x8000
+#define VPMU_AVAILABLE          0x0100
 struct vpmu_struct {
     uint32_t flags;
 };
@@ -87,8 +87,7 @@ struct domain {
     bool viridian;
     struct {
         struct cpu_policy *cpu_policy;
-        /* Patch "let PV vCPUs report toolstack-chosen APIC IDs" adds it. */
-        uint8_t *vcpu_apic_id;
+        uint8_t *vcpu_apic_id;  /* XEN_DOMCTL_set_vcpu_apic_ids' IDs. */
     } arch;
 };
 
@@ -102,7 +101,9 @@ struct vcpu {
         struct {
             unsigned long guest_cr[5];
             uint64_t guest_efer;
-            bool apic_hw_disabled; /* MSR_APIC_BASE.EN clear. */
+            struct vlapic {
+                bool hw_disabled;   /* MSR_APIC_BASE.EN clear. */
+            } vlapic;
         } hvm;
         struct {
             unsigned long ctrlreg[5];
@@ -121,8 +122,8 @@ extern struct vcpu *current;
 #define guest_kernel_mode(v, r) ((v)->kernel_mode)
 #define hvm_long_mode_active(v) (!!((v)->arch.hvm.guest_efer & EFER_LMA))
 #define hvm_pae_enabled(v)      (!!((v)->arch.hvm.guest_cr[4] & X86_CR4_PAE))
-#define vcpu_vlapic(v)          (v)
-#define vlapic_hw_disabled(vl)  ((vl)->arch.hvm.apic_hw_disabled)
+#define vcpu_vlapic(v)          (&(v)->arch.hvm.vlapic)
+#define vlapic_hw_disabled(vl)  ((vl)->hw_disabled)
 
 /*
  * Leaves 0x40000000-0x400001ff are answered elsewhere in Xen (traps.c,
