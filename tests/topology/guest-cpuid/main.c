@@ -33,7 +33,7 @@ void cpuid_viridian_leaves(const struct vcpu *v, uint32_t leaf,
 }
 
 #define NR_VCPUS 4
-#define NR_CASES 93
+#define NR_CASES 101
 
 static unsigned int nr_cases, nr_failed;
 
@@ -237,6 +237,21 @@ static void test_pv_apic_ids(void)
         result(query(&v[i], 1, 0).b >> 24 == want_ids[i], name,
                "another ID");
     }
+
+    /*
+     * The same policy, no IDs chosen (the domctl never made): every vCPU
+     * reads leaf 0xb EDX 0, the APIC ID leaf 1 gives a PV vCPU then.
+     */
+    make_domain(&d, v, PV, &p, NULL);
+    for ( i = 0; i < NR_VCPUS; i++ )
+        for ( sub = 0; sub < 2; sub++ )
+        {
+            snprintf(name, sizeof(name),
+                     "described: PV no IDs vCPU %u leaf 0xb:%u: "
+                     "ECX[7:0] = %u, EDX = 0 (as leaf 1)", i, sub, sub);
+            check_leaf(name, query(&v[i], 0xb, sub),
+                       topo_leaf(sub, sub, sub ? 2 : 1, 0));
+        }
 }
 
 /*
