@@ -11,23 +11,48 @@
 # (AMD model: TCG emulates SVM, not VMX) runs the PVH guests on a freshly
 # booted Xen, because after PV guests had run PVH guests died or hung far
 # more often (docs/e2e.md); "amd" runs the PV and bad-* cases; "intel", on
-# an Intel CPU model, the *-intel case.  "trace" is the xentrace recording
+# an Intel CPU model, the *-intel cases.  "trace" is the xentrace recording
 # made in dom0 while a PV guest of its own (pv-default's configuration,
 # named e2e-trace-guest) boots, after the other cases of the amd boot.
+# A case ending in -6.12 boots Debian 13's Linux 6.12 as its guest kernel,
+# the others Debian 12's Linux 6.1 (dom0 runs 6.1 always).  Every layout
+# cpu_topology="vnuma" accepts runs on both kernels; the pv-apicid-* cases
+# (cpu_topology="vnuma_apicid") run on 6.1 only: that value is for kernels
+# which take APIC IDs from CPUID, and Linux 6.9 and later number a PV
+# guest's APIC IDs by vCPU (docs/misc/vnuma-cpu-topology.pandoc).
 # pvh-vnuma-4 is defined below but not run by default: its guest hung in
 # each of 5 boots so far (xl create succeeded every time), which would cost
 # the CI budget 6 boots per run until the hang is understood; run it with
 # E2E_CASES=pvh-vnuma-4.
-E2E_ALL_CASES="pv-default trace pv-vnuma-2x2 pv-apicid-321 pv-apicid-noncontig
-    pvh-default pvh-vnuma-aligned bad-no-vnuma bad-apic-ids
-    bad-unknown-value bad-pvh-unaligned bad-pv-321 bad-pv-noncontig
-    save-vnuma domctl-apic-ids pv-vnuma-2x2-intel"
+E2E_ALL_CASES="pv-default pv-default-6.12 trace pv-vnuma-2x2 pv-vnuma-2x2-6.12
+    pv-vnuma-221 pv-vnuma-221-6.12 pv-apicid-321 pv-apicid-noncontig
+    pvh-default pvh-default-6.12 pvh-vnuma-aligned pvh-vnuma-aligned-6.12
+    bad-no-vnuma bad-apic-ids bad-unknown-value bad-pvh-unaligned bad-pv-321
+    bad-pv-noncontig save-vnuma domctl-apic-ids
+    pv-default-intel pv-default-intel-6.12 pv-vnuma-2x2-intel
+    pv-vnuma-2x2-intel-6.12 pv-apicid-noncontig-intel"
 
 E2E_BOOTS="pvh amd intel"
 
+# case_kernel CASE -> the guest's Linux: 6.1 | 6.12
+case_kernel() {
+    case $1 in
+    *-6.12) echo 6.12 ;;
+    *) echo 6.1 ;;
+    esac
+}
+
+# case_model CASE -> the case without its kernel suffix: what Xen shows the
+# guest (CPUID) depends on that alone
+case_model() { echo "${1%-6.12}"; }
+
+# case_layout CASE -> the case without its kernel and CPU model suffixes:
+# its xl configuration depends on that alone
+case_layout() { local m; m=$(case_model "$1"); echo "${m%-intel}"; }
+
 # case_boot CASE -> pvh | amd | intel
 case_boot() {
-    case $1 in
+    case $(case_model "$1") in
     pvh-*) echo pvh ;;
     *-intel) echo intel ;;
     *) echo amd ;;
@@ -74,12 +99,14 @@ vnuma_cfg() {
     echo "$out ]"
 }
 
-# The part every guest shares: the Debian kernel and the small domU
+# The part every guest shares: its Debian kernel and the small domU
 # initramfs, as dom0 sees them.
 guest_common() {
+    local k=/e2e/vmlinuz
+    [ "$(case_kernel "$1")" = 6.1 ] || k=$k-$(case_kernel "$1")
     cat <<EOF
 name = "$1"
-kernel = "/e2e/vmlinuz"
+kernel = "$k"
 ramdisk = "/e2e/domU.img"
 extra = "console=hvc0 rdinit=/init panic=1${E2E_GUEST_EXTRA:+ $E2E_GUEST_EXTRA}"
 on_crash = "preserve"
@@ -101,14 +128,21 @@ topo_value() {
 
 # case_cfg CASE -> the xl configuration file
 case_cfg() {
-    local c=$1
-    guest_common "$c"
+    local c
+    c=$(case_layout "$1")
+    guest_common "$1"
     case $c in
     pv-default)
         echo 'type = "pv"'; echo 'memory = 256'; echo 'vcpus = 4' ;;
-    pv-vnuma-2x2 | pv-vnuma-2x2-intel)
+    pv-vnuma-2x2)
         echo 'type = "pv"'; echo 'vcpus = 4'
         vnuma_cfg 0-1:128 2-3:128
+        echo 'cpu_topology = "vnuma"' ;;
+    pv-vnuma-221)
+        # Runs of 2 vCPUs from a multiple of 2, the last one shorter: the
+        # default accepts it, as every kernel reads it the same way.
+        echo 'type = "pv"'; echo 'vcpus = 5'; echo 'maxvcpus = 5'
+        vnuma_cfg 0-1:128 2-3:128 4:128
         echo 'cpu_topology = "vnuma"' ;;
     pv-apicid-321 | bad-pv-321)
         # Layouts only kernels reading APIC IDs from CPUID (Linux 6.1) see
@@ -186,7 +220,7 @@ case_cfg() {
 # NC doubled, ApicIdSize + 1, CMP_LEGACY clear (xc_cpuid_apply_policy()).
 case_cpuid() {
     local amd_no_l4="0x4.0.type=0" pv_no_b="0xb.0.type=0 0xb.0.x2apic=0"
-    case $1 in
+    case $(case_model "$1") in
     pv-default)
         cat <<EOF
 all 0x1.apic=0 0x1.lppp=4 0x1.htt=1 $amd_no_l4 $pv_no_b
@@ -233,6 +267,57 @@ cpu2 0x1.apic=2 0xb.0.x2apic=2 0xb.1.x2apic=2
 cpu3 0x1.apic=3 0xb.0.x2apic=3 0xb.1.x2apic=3
 EOF
         ;;
+    pv-default-intel)
+        # the host's leaf 4 (4 cores per package; the L3 shared by all 4),
+        # no leaf 0xb for PV
+        cat <<EOF
+all 0x1.apic=0 0x1.lppp=4 0x1.htt=1 $pv_no_b
+all 0x4.0.type=1 0x4.0.level=1 0x4.0.share=1 0x4.0.cores=4
+all 0x4.1.type=2 0x4.1.level=1 0x4.1.share=1 0x4.1.cores=4
+all 0x4.2.type=3 0x4.2.level=2 0x4.2.share=1 0x4.2.cores=4
+all 0x4.3.type=3 0x4.3.level=3 0x4.3.share=4 0x4.3.cores=4
+all 0x4.4.type=0
+all 0x80000001.cmp_legacy=0 0x80000001.topoext=0
+all 0x80000008.apicidsize=0 0x80000008.nc=1
+cpu0
+cpu1
+cpu2
+cpu3
+EOF
+        ;;
+    pv-vnuma-221)
+        # bits 1: packages of 2, APIC IDs 0,1 / 2,3 / 4
+        cat <<EOF
+all 0x1.lppp=2 0x1.htt=1 $amd_no_l4 $pv_no_b
+all 0x80000001.cmp_legacy=1 0x80000001.topoext=0
+all 0x80000008.apicidsize=1 0x80000008.nc=2
+cpu0 0x1.apic=0
+cpu1 0x1.apic=1
+cpu2 0x1.apic=2
+cpu3 0x1.apic=3
+cpu4 0x1.apic=4
+EOF
+        ;;
+    pv-apicid-noncontig-intel)
+        # as pv-vnuma-2x2-intel, but vCPUs 1 and 2 swap their IDs
+        cat <<EOF
+all 0x1.lppp=2 0x1.htt=1
+all 0x4.0.type=1 0x4.0.level=1 0x4.0.share=1 0x4.0.cores=2
+all 0x4.1.type=2 0x4.1.level=1 0x4.1.share=1 0x4.1.cores=2
+all 0x4.2.type=3 0x4.2.level=2 0x4.2.share=1 0x4.2.cores=2
+all 0x4.3.type=3 0x4.3.level=3 0x4.3.share=2 0x4.3.cores=2
+all 0x4.4.type=0
+all 0xb.0.type=1 0xb.0.shift=0 0xb.0.count=1
+all 0xb.1.type=2 0xb.1.shift=1 0xb.1.count=2
+all 0xb.2.type=0 0xb.2.x2apic=0
+all 0x80000001.cmp_legacy=0 0x80000001.topoext=0
+all 0x80000008.apicidsize=0 0x80000008.nc=1
+cpu0 0x1.apic=0 0xb.0.x2apic=0 0xb.1.x2apic=0
+cpu1 0x1.apic=2 0xb.0.x2apic=2 0xb.1.x2apic=2
+cpu2 0x1.apic=1 0xb.0.x2apic=1 0xb.1.x2apic=1
+cpu3 0x1.apic=3 0xb.0.x2apic=3 0xb.1.x2apic=3
+EOF
+        ;;
     pv-apicid-321)
         # bits 2: packages of 4, APIC IDs 0,1,2 / 4,5 / 8
         cat <<EOF
@@ -273,7 +358,7 @@ EOF
     pvh-vnuma-aligned | pvh-vnuma-4)
         # APIC IDs 2 * vcpu_id; bits 1 (aligned) or 0 (4 vnodes), plus the
         # unused thread bit: packages of 4 or 2 IDs
-        if [ "$1" = pvh-vnuma-aligned ]; then
+        if [ "$(case_model "$1")" = pvh-vnuma-aligned ]; then
             echo "all 0x1.lppp=4 0x80000008.apicidsize=2 0x80000008.nc=4"
         else
             echo "all 0x1.lppp=2 0x80000008.apicidsize=1 0x80000008.nc=2"
@@ -299,7 +384,7 @@ EOF
 # must match; xl create must also fail and leave no domain behind.
 case_expect() {
     case $1 in
-    pv-default)
+    pv-default | pv-default-intel)
         # Today's behaviour, bit for bit (measured on unpatched Xen,
         # qemu-boot.md): APIC ID 0 everywhere, one package, one L3.
         cat <<'EOF'
@@ -309,13 +394,36 @@ cpu2 package=0 core=0 core_siblings=0-3 l3=0-3 initial_apicid=0
 cpu3 package=0 core=0 core_siblings=0-3 l3=0-3 initial_apicid=0
 EOF
         ;;
-    pv-vnuma-2x2 | pv-vnuma-2x2-intel)
-        # 1 bit per package: APIC IDs 0,1 / 2,3.
+    pv-default-6.12 | pv-default-intel-6.12)
+        # The same CPUID as on 6.1 (APIC ID 0 in leaf 1: the CPUID
+        # fields check that), but Linux 6.12 numbers a PV guest's APIC IDs
+        # by vCPU, /proc/cpuinfo's "initial apicid" too, and takes only the
+        # field widths from CPUID (a package of 4 cores on either model):
+        # one package, one L3, core ids 0-3.
+        cat <<'EOF'
+cpu0 package=0 core=0 core_siblings=0-3 l3=0-3 initial_apicid=0
+cpu1 package=0 core=1 core_siblings=0-3 l3=0-3 initial_apicid=1
+cpu2 package=0 core=2 core_siblings=0-3 l3=0-3 initial_apicid=2
+cpu3 package=0 core=3 core_siblings=0-3 l3=0-3 initial_apicid=3
+EOF
+        ;;
+    pv-vnuma-2x2 | pv-vnuma-2x2-intel | pv-vnuma-2x2-6.12 | pv-vnuma-2x2-intel-6.12)
+        # 1 bit per package: APIC IDs 0,1 / 2,3, the vCPU numbers too.
         cat <<'EOF'
 cpu0 package=0 core=0 core_siblings=0-1 l3=0-1 initial_apicid=0
 cpu1 package=0 core=1 core_siblings=0-1 l3=0-1 initial_apicid=1
 cpu2 package=1 core=0 core_siblings=2-3 l3=2-3 initial_apicid=2
 cpu3 package=1 core=1 core_siblings=2-3 l3=2-3 initial_apicid=3
+EOF
+        ;;
+    pv-vnuma-221 | pv-vnuma-221-6.12)
+        # 1 bit per package: APIC IDs 0,1 / 2,3 / 4, the vCPU numbers too.
+        cat <<'EOF'
+cpu0 package=0 core=0 core_siblings=0-1 l3=0-1 initial_apicid=0
+cpu1 package=0 core=1 core_siblings=0-1 l3=0-1 initial_apicid=1
+cpu2 package=1 core=0 core_siblings=2-3 l3=2-3 initial_apicid=2
+cpu3 package=1 core=1 core_siblings=2-3 l3=2-3 initial_apicid=3
+cpu4 package=2 core=0 core_siblings=4 l3=4 initial_apicid=4
 EOF
         ;;
     pv-apicid-321)
@@ -329,7 +437,7 @@ cpu4 package=1 core=1 core_siblings=3-4 l3=3-4 initial_apicid=5
 cpu5 package=2 core=0 core_siblings=5 l3=5 initial_apicid=8
 EOF
         ;;
-    pv-apicid-noncontig)
+    pv-apicid-noncontig | pv-apicid-noncontig-intel)
         # vnode 0 = vCPUs 0,2 (APIC IDs 0,1), vnode 1 = vCPUs 1,3 (2,3).
         cat <<'EOF'
 cpu0 package=0 core=0 core_siblings=0,2 l3=0,2 initial_apicid=0
@@ -338,7 +446,7 @@ cpu2 package=0 core=1 core_siblings=0,2 l3=0,2 initial_apicid=1
 cpu3 package=1 core=1 core_siblings=1,3 l3=1,3 initial_apicid=3
 EOF
         ;;
-    pvh-default)
+    pvh-default | pvh-default-6.12)
         # Today's behaviour, bit for bit (measured on Xen built from the base
         # alone: make e2e-flake, variant a): APIC IDs 2 * vcpu_id, one
         # package, one L3.
@@ -349,7 +457,7 @@ cpu2 package=0 core=4 core_siblings=0-3 l3=0-3 initial_apicid=4
 cpu3 package=0 core=6 core_siblings=0-3 l3=0-3 initial_apicid=6
 EOF
         ;;
-    pvh-vnuma-aligned)
+    pvh-vnuma-aligned | pvh-vnuma-aligned-6.12)
         # APIC IDs stay 2 * vcpu_id (0,2,4,6): 2 bits per package, so
         # Linux's core id is the APIC ID's low bits.
         cat <<'EOF'

@@ -99,34 +99,64 @@ PI_STATS=$TOP/tools/pi-stats/pi-stats
 [ -x "$PI_STATS" ] || die "no $PI_STATS (run make pi-stats)"
 mkdir -p "$OUT" "$CACHE"
 
-# -- kernel: Debian bookworm's linux-image-6.1.0-*-amd64, not installed ---------
+# -- kernels: Debian's linux-image-amd64 of bookworm (6.1: dom0 and guests)
+# and of trixie (6.12: guests), downloaded once into build/cache, not
+# installed.  Trixie's comes through a private apt configuration under
+# build/cache/apt-trixie (the machine's sources name bookworm only).
+apt_trixie() {
+    local d=$CACHE/apt-trixie mirror
+    mirror=$("$TOP/scripts/fetch-base.sh" --sources |
+             awk '$NF == "main" && $(NF - 1) == "bookworm" { print $(NF - 2); exit }')
+    [ -n "$mirror" ] || { echo "no bookworm mirror in the machine's apt sources" >&2; return 1; }
+    mkdir -p "$d/lists/partial" "$d/archives/partial"
+    echo "deb [arch=amd64 signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $mirror trixie main" > "$d/sources.list"
+    APT_OPTS=(-o "Dir::Etc::SourceList=$d/sources.list" -o "Dir::Etc::SourceParts=/nonexistent"
+              -o "Dir::State::Lists=$d/lists" -o "Dir::Cache::Archives=$d/archives"
+              -o "Dir::State::Status=/dev/null" -o "APT::Sandbox::User=root")
+    apt-get "${APT_OPTS[@]}" -qq update >/dev/null 2>&1 ||
+        { echo "apt-get update of trixie ($d/sources.list) failed" >&2; return 1; }
+}
+
+# kernel_deb 6.1|6.12: the cached package, else the one the suite's
+# linux-image-amd64 depends on, downloaded.
 kernel_deb() {
-    local deb pkg
-    deb=$(ls -1 "$CACHE"/linux-image-6.1.0-*-amd64_*_amd64.deb 2>/dev/null | sort -V | tail -n1)
-    if [ -z "$deb" ]; then
-        pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
-              sed -n 's/^ *Depends: \(linux-image-6\.1\.0-[0-9]*-amd64\)$/\1/p' | head -n1)
-        [ -n "$pkg" ] || pkg=$(apt-cache search --names-only '^linux-image-6\.1\.0-[0-9]+-amd64$' |
-                               cut -d' ' -f1 | sort -V | tail -n1)
-        [ -n "$pkg" ] || { echo "no linux-image-6.1.0-*-amd64 known to apt" >&2; return 1; }
-        (cd "$CACHE" && apt-get download -q "$pkg" >/dev/null 2>&1) ||
-            { echo "apt-get download $pkg failed" >&2; return 1; }
-        deb=$(ls -1 "$CACHE/${pkg}"_*_amd64.deb 2>/dev/null | tail -n1)
-    fi
+    local v=$1 deb pkg re
+    re="linux-image-${v//./\\.}[-.][-.0-9]*(\+deb[0-9]+)?-amd64"
+    deb=$(ls -1 "$CACHE"/linux-image-"$v".*amd64_*_amd64.deb 2>/dev/null | sort -V | tail -n1)
+    [ -z "$deb" ] || { echo "$deb"; return 0; }
+    APT_OPTS=()
+    [ "$v" = 6.1 ] || apt_trixie || return 1
+    pkg=$(apt-cache "${APT_OPTS[@]}" depends linux-image-amd64 2>/dev/null |
+          sed -n 's/^ *Depends: \(linux-image-[^ ]*\)$/\1/p' | grep -E "^$re\$" | head -n1)
+    [ -n "$pkg" ] || pkg=$(apt-cache "${APT_OPTS[@]}" search --names-only "^$re\$" 2>/dev/null |
+                           cut -d' ' -f1 | sort -V | tail -n1)
+    [ -n "$pkg" ] || { echo "no linux-image-$v.*-amd64 known to apt" >&2; return 1; }
+    (cd "$CACHE" && apt-get "${APT_OPTS[@]}" download -q "$pkg" >/dev/null 2>&1) ||
+        { echo "apt-get download $pkg failed" >&2; return 1; }
+    deb=$(ls -1 "$CACHE/${pkg}"_*_amd64.deb 2>/dev/null | tail -n1)
     [ -s "$deb" ] && echo "$deb"
 }
-DEB=$(kernel_deb) || die "cannot get the Debian kernel package"
-KDIR=$OUT/kernel
-if [ "$(cat "$KDIR/.from" 2>/dev/null)" != "$DEB" ]; then
-    rm -rf "$KDIR" && mkdir -p "$KDIR"
-    dpkg-deb -x "$DEB" "$KDIR/x" || die "dpkg-deb -x $DEB failed"
-    echo "$DEB" > "$KDIR/.from"
-fi
-VMLINUZ=$(ls "$KDIR"/x/boot/vmlinuz-* 2>/dev/null | head -n1)
-[ -s "$VMLINUZ" ] || die "no vmlinuz in $DEB"
-KVER=${VMLINUZ##*/vmlinuz-}
-MODDIR=$KDIR/x/lib/modules/$KVER
-log "kernel $(basename "$DEB")"
+
+# unpack_kernel 6.1|6.12: the package under $OUT/kernel/V; sets VMLINUZ to
+# its vmlinuz and KVER to its version
+unpack_kernel() {
+    local v=$1 deb kdir
+    deb=$(kernel_deb "$v") || die "cannot get the Debian $v kernel package"
+    kdir=$OUT/kernel/$v
+    if [ "$(cat "$kdir/.from" 2>/dev/null)" != "$deb" ]; then
+        rm -rf "$kdir" && mkdir -p "$kdir"
+        dpkg-deb -x "$deb" "$kdir/x" || die "dpkg-deb -x $deb failed"
+        echo "$deb" > "$kdir/.from"
+    fi
+    VMLINUZ=$(ls "$kdir"/x/boot/vmlinuz-* 2>/dev/null | head -n1)
+    [ -s "$VMLINUZ" ] || die "no vmlinuz in $deb"
+    KVER=${VMLINUZ##*/vmlinuz-}
+    log "kernel $v: $(basename "$deb")"
+}
+unpack_kernel 6.12
+VMLINUZ_612=$VMLINUZ
+unpack_kernel 6.1
+MODDIR=$OUT/kernel/6.1/x/lib/modules/$KVER
 
 # modules NAME...: NAME and what it depends on (from each .ko's .modinfo),
 # dependencies first, once each.
@@ -235,8 +265,9 @@ build_dom0() {
         cp "$f" "$r/e2e/modules/"
         basename "$f" .ko >> "$r/e2e/modules.order"
     done
-    # what the guests boot
+    # what the guests boot (cases.sh: guest_common)
     cp "$VMLINUZ" "$r/e2e/vmlinuz"
+    cp "$VMLINUZ_612" "$r/e2e/vmlinuz-6.12"
     cp "$OUT/domU.img" "$r/e2e/domU.img"
     # every case's configuration and kind; what a boot runs is on its
     # command line (boot_cmdline)
@@ -271,7 +302,7 @@ build_dom0() {
 # it changes (the flake runs boot the same images many times).
 images_key() {
     {
-        echo "$DEB $VMLINUZ ${E2E_GUEST_EXTRA:-} ${E2E_GUEST_CFG:-}"
+        echo "$VMLINUZ $VMLINUZ_612 ${E2E_GUEST_EXTRA:-} ${E2E_GUEST_CFG:-}"
         cat "$E2E_DIR/dom0-init" "$E2E_DIR/cases.sh" "$E2E_DIR/run.sh" \
             "$E2E_DIR/apic-ids.c" "$E2E_DIR/cpuid-dump.c" "$PI_STATS"
         find "$INST" -printf '%P %s %T@\n' | LC_ALL=C sort
