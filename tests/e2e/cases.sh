@@ -30,7 +30,8 @@ E2E_ALL_CASES="pv-default pv-default-6.12 trace pv-vnuma-2x2 pv-vnuma-2x2-6.12
     bad-no-vnuma bad-apic-ids bad-unknown-value bad-pvh-unaligned bad-pv-321
     bad-pv-noncontig save-vnuma domctl-apic-ids
     pv-default-intel pv-default-intel-6.12 pv-vnuma-2x2-intel
-    pv-vnuma-2x2-intel-6.12 pv-apicid-noncontig-intel"
+    pv-vnuma-2x2-intel-6.12 pv-vnuma-221-intel pv-vnuma-221-intel-6.12
+    pv-apicid-321-intel pv-apicid-noncontig-intel"
 
 E2E_BOOTS="pvh amd intel"
 
@@ -197,6 +198,36 @@ case_cfg() {
     esac
 }
 
+# intel_cpuid N SHIFT LARGEST: the CPUID fields every vCPU of a PV guest
+# reads on the Intel model for packages of N IDs (1 << SHIFT), the largest
+# vnode of LARGEST vCPUs: leaf 4 N cores per package on every cache, the
+# L3 (the last level) shared by N; leaf 0xb SMT level (shift 0, 1 thread)
+# and core level (SHIFT, LARGEST); subleaf 2 is beyond what Xen returns.
+intel_cpuid() {
+    cat <<EOF
+all 0x1.lppp=$1 0x1.htt=1
+all 0x4.0.type=1 0x4.0.level=1 0x4.0.share=1 0x4.0.cores=$1
+all 0x4.1.type=2 0x4.1.level=1 0x4.1.share=1 0x4.1.cores=$1
+all 0x4.2.type=3 0x4.2.level=2 0x4.2.share=1 0x4.2.cores=$1
+all 0x4.3.type=3 0x4.3.level=3 0x4.3.share=$1 0x4.3.cores=$1
+all 0x4.4.type=0
+all 0xb.0.type=1 0xb.0.shift=0 0xb.0.count=1
+all 0xb.1.type=2 0xb.1.shift=$2 0xb.1.count=$3
+all 0xb.2.type=0 0xb.2.x2apic=0
+all 0x80000001.cmp_legacy=0 0x80000001.topoext=0
+all 0x80000008.apicidsize=0 0x80000008.nc=1
+EOF
+}
+
+# intel_ids ID...: vCPU N's APIC ID, in leaf 1 and leaf 0xb, is the Nth ID
+intel_ids() {
+    local n=0 id
+    for id in "$@"; do
+        echo "cpu$n 0x1.apic=$id 0xb.0.x2apic=$id 0xb.1.x2apic=$id"
+        n=$((n + 1))
+    done
+}
+
 # case_cpuid CASE -> topology cases: the CPUID topology fields each vCPU
 #   must read (tests/e2e/cpuid-check.py names the fields and derives them
 #   from the guest's dump; "all" lines hold for every vCPU named by a cpuN
@@ -245,28 +276,12 @@ cpu3 0x1.apic=3
 EOF
         ;;
     pv-vnuma-2x2-intel)
-        # Intel: leaf 4 cores per package 2 on every cache, the L3 (the
-        # last level) shared by 2; leaf 0xb SMT level (shift 0, 1 thread)
-        # and core level (shift 1, 2 vCPUs) with the APIC ID; subleaf 2 is
-        # beyond what Xen returns.
-        cat <<EOF
-all 0x1.lppp=2 0x1.htt=1
-all 0x4.0.type=1 0x4.0.level=1 0x4.0.share=1 0x4.0.cores=2
-all 0x4.1.type=2 0x4.1.level=1 0x4.1.share=1 0x4.1.cores=2
-all 0x4.2.type=3 0x4.2.level=2 0x4.2.share=1 0x4.2.cores=2
-all 0x4.3.type=3 0x4.3.level=3 0x4.3.share=2 0x4.3.cores=2
-all 0x4.4.type=0
-all 0xb.0.type=1 0xb.0.shift=0 0xb.0.count=1
-all 0xb.1.type=2 0xb.1.shift=1 0xb.1.count=2
-all 0xb.2.type=0 0xb.2.x2apic=0
-all 0x80000001.cmp_legacy=0 0x80000001.topoext=0
-all 0x80000008.apicidsize=0 0x80000008.nc=1
-cpu0 0x1.apic=0 0xb.0.x2apic=0 0xb.1.x2apic=0
-cpu1 0x1.apic=1 0xb.0.x2apic=1 0xb.1.x2apic=1
-cpu2 0x1.apic=2 0xb.0.x2apic=2 0xb.1.x2apic=2
-cpu3 0x1.apic=3 0xb.0.x2apic=3 0xb.1.x2apic=3
-EOF
-        ;;
+        intel_cpuid 2 1 2; intel_ids 0 1 2 3 ;;
+    pv-vnuma-221-intel)
+        intel_cpuid 2 1 2; intel_ids 0 1 2 3 4 ;;
+    pv-apicid-321-intel)
+        # packages of 4 IDs (shift 2), the largest vnode 3 vCPUs
+        intel_cpuid 4 2 3; intel_ids 0 1 2 4 5 8 ;;
     pv-default-intel)
         # the host's leaf 4 (4 cores per package; the L3 shared by all 4),
         # no leaf 0xb for PV
@@ -300,24 +315,7 @@ EOF
         ;;
     pv-apicid-noncontig-intel)
         # as pv-vnuma-2x2-intel, but vCPUs 1 and 2 swap their IDs
-        cat <<EOF
-all 0x1.lppp=2 0x1.htt=1
-all 0x4.0.type=1 0x4.0.level=1 0x4.0.share=1 0x4.0.cores=2
-all 0x4.1.type=2 0x4.1.level=1 0x4.1.share=1 0x4.1.cores=2
-all 0x4.2.type=3 0x4.2.level=2 0x4.2.share=1 0x4.2.cores=2
-all 0x4.3.type=3 0x4.3.level=3 0x4.3.share=2 0x4.3.cores=2
-all 0x4.4.type=0
-all 0xb.0.type=1 0xb.0.shift=0 0xb.0.count=1
-all 0xb.1.type=2 0xb.1.shift=1 0xb.1.count=2
-all 0xb.2.type=0 0xb.2.x2apic=0
-all 0x80000001.cmp_legacy=0 0x80000001.topoext=0
-all 0x80000008.apicidsize=0 0x80000008.nc=1
-cpu0 0x1.apic=0 0xb.0.x2apic=0 0xb.1.x2apic=0
-cpu1 0x1.apic=2 0xb.0.x2apic=2 0xb.1.x2apic=2
-cpu2 0x1.apic=1 0xb.0.x2apic=1 0xb.1.x2apic=1
-cpu3 0x1.apic=3 0xb.0.x2apic=3 0xb.1.x2apic=3
-EOF
-        ;;
+        intel_cpuid 2 1 2; intel_ids 0 2 1 3 ;;
     pv-apicid-321)
         # bits 2: packages of 4, APIC IDs 0,1,2 / 4,5 / 8
         cat <<EOF
@@ -416,7 +414,7 @@ cpu2 package=1 core=0 core_siblings=2-3 l3=2-3 initial_apicid=2
 cpu3 package=1 core=1 core_siblings=2-3 l3=2-3 initial_apicid=3
 EOF
         ;;
-    pv-vnuma-221 | pv-vnuma-221-6.12)
+    pv-vnuma-221 | pv-vnuma-221-6.12 | pv-vnuma-221-intel | pv-vnuma-221-intel-6.12)
         # 1 bit per package: APIC IDs 0,1 / 2,3 / 4, the vCPU numbers too.
         cat <<'EOF'
 cpu0 package=0 core=0 core_siblings=0-1 l3=0-1 initial_apicid=0
@@ -426,7 +424,7 @@ cpu3 package=1 core=1 core_siblings=2-3 l3=2-3 initial_apicid=3
 cpu4 package=2 core=0 core_siblings=4 l3=4 initial_apicid=4
 EOF
         ;;
-    pv-apicid-321)
+    pv-apicid-321 | pv-apicid-321-intel)
         # 2 bits per package: APIC IDs 0,1,2 / 4,5 / 8.
         cat <<'EOF'
 cpu0 package=0 core=0 core_siblings=0-2 l3=0-2 initial_apicid=0

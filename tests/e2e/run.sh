@@ -18,10 +18,11 @@
 #   E2E_GUEST_SILENCE seconds a guest's console may stay silent before it
 #                     counts as hung (default 120)
 #   E2E_PVH_BOOTS     fresh boots a pvh-* case may take when its guest dies
-#                     or hangs before printing (default 6; see cases.sh)
+#                     or hangs before printing (default 10; see cases.sh)
 #   E2E_QEMU          the QEMU to run (default qemu-system-x86_64 from PATH;
 #                     one unpacked elsewhere finds its ROMs in ../share/qemu)
 #   E2E_ACCEL         QEMU -accel (default tcg,thread=single: see docs/e2e.md)
+#   E2E_JOBS          boot groups (pvh, amd, intel) run at once (default 2)
 #   E2E_CPU_AMD / E2E_CPU_INTEL   QEMU -cpu of the AMD and Intel boots
 #   E2E_XEN_EXTRA     more Xen command line (e.g. hap=0)
 #   E2E_GUEST_EXTRA   more guest kernel command line (e.g. nopti)
@@ -43,6 +44,7 @@ GUEST_SILENCE=${E2E_GUEST_SILENCE:-120}
 CPU_AMD=${E2E_CPU_AMD:-max}
 CPU_INTEL=${E2E_CPU_INTEL:-max,vendor=GenuineIntel}
 ACCEL=${E2E_ACCEL:-tcg,thread=single}
+JOBS=${E2E_JOBS:-2}
 QEMU=("${E2E_QEMU:-qemu-system-x86_64}")
 [ -z "${E2E_QEMU:-}" ] || [ ! -d "$(dirname "$E2E_QEMU")/../share/qemu" ] ||
     QEMU+=(-L "$(dirname "$E2E_QEMU")/../share/qemu")
@@ -70,7 +72,7 @@ case ${1:-} in
 --shell) mode=shell ;;
 --verdicts) mode=verdicts ;;
 "") ;;
--h | --help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+-h | --help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 *) echo "usage: $0 [--shell | --verdicts]" >&2; exit 2 ;;
 esac
 
@@ -378,6 +380,7 @@ boot() {
     fi
     [ -z "${BOOT_ERR[$b]:-}" ] || echo "${BOOT_ERR[$b]}" > "$OUT/out-$b/boot-error"
     rm -f "$img"
+    echo "${BOOT_SECS[$b]}" > "$OUT/boot-secs-$b"
     log "boot $b: ${BOOT_SECS[$b]} s (QEMU rc $rc)"
 }
 
@@ -446,31 +449,43 @@ fi
 # boot_cases B: the selected cases of boot B, in order
 boot_cases() { local c; for c in $CASES; do [ "$(case_boot "$c")" = "$1" ] && echo "$c"; done; }
 
+# boot_group B: boot B with its selected cases, then again, in fresh boots,
+# with those that may take one more (case_boots)
+boot_group() {
+    local b=$1 todo k=1 id again c
+    todo=$(boot_cases "$b")
+    while [ -n "$todo" ]; do
+        id=$(boot_id "$b" $k)
+        boot "$id" $todo
+        again=""
+        for c in $todo; do
+            echo $k > "$OUT/$c.boots"
+            if [ $k -lt "$(case_boots "$c")" ] && unfinished "$c" "$OUT/out-$id"; then
+                keep_attempt "$c" "$b" $k
+                log "case $c: boot $k of $(case_boots "$c"): $(cat "$OUT/$c.boot$k.why")"
+                again="$again $c"
+            fi
+        done
+        todo=$(echo $again)
+        k=$((k + 1))
+    done
+}
+
+# The boot groups, E2E_JOBS of them at a time (each QEMU is one host
+# thread), started in the order of E2E_BOOTS.
 if [ $mode = run ]; then
-    rm -rf "$OUT"/out-* "$OUT"/serial-*.log "$OUT"/qemu-*.txt
+    rm -rf "$OUT"/out-* "$OUT"/serial-*.log "$OUT"/qemu-*.txt "$OUT"/boot-secs-*
     for c in $(echo $E2E_ALL_CASES); do rm -f "$OUT/$c".boot*; done
     for b in $E2E_BOOTS; do
-        todo=$(boot_cases $b)
-        k=1
-        while [ -n "$todo" ]; do
-            id=$(boot_id $b $k)
-            boot $id $todo
-            again=""
-            for c in $todo; do
-                echo $k > "$OUT/$c.boots"
-                if [ $k -lt "$(case_boots "$c")" ] && unfinished "$c" "$OUT/out-$id"; then
-                    keep_attempt "$c" $b $k
-                    log "case $c: boot $k of $(case_boots "$c"): $(cat "$OUT/$c.boot$k.why")"
-                    again="$again $c"
-                fi
-            done
-            todo=$(echo $again)
-            k=$((k + 1))
-        done
+        [ -n "$(boot_cases "$b")" ] || continue
+        while [ "$(jobs -pr | wc -l)" -ge "$JOBS" ]; do wait -n; done
+        boot_group "$b" &
     done
+    wait
 fi
 for b in "$OUT"/out-*; do
     [ -f "$b/boot-error" ] && BOOT_ERR[${b##*/out-}]=$(cat "$b/boot-error")
+    [ -f "$OUT/boot-secs-${b##*/out-}" ] && BOOT_SECS[${b##*/out-}]=$(cat "$OUT/boot-secs-${b##*/out-}")
 done
 
 # -- verdicts ----------------------------------------------------------------
