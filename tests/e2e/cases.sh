@@ -14,10 +14,11 @@
 # an Intel CPU model, the *-intel case.  "trace" is the xentrace recording
 # made in dom0 while a PV guest of its own (pv-default's configuration,
 # named e2e-trace-guest) boots, after the other cases of the amd boot.
-# pvh-vnuma-4 is defined below but not run by default: its guest hung in
-# each of 5 boots so far (xl create succeeded every time), which would cost
-# the CI budget 6 boots per run until the hang is understood; run it with
-# E2E_CASES=pvh-vnuma-4.
+# pvh-vnuma-4 is defined below but not in this list.  Its guest dies or
+# hangs as the other PVH guests do under TCG, from the callback vector
+# taken with interrupts disabled (docs/e2e.md, "PVH guests under TCG"),
+# not from its layout: 64 MB per vnode suffice, and with 128 MB per vnode
+# or without cpu_topology it failed as well.
 E2E_ALL_CASES="pv-default trace pv-vnuma-2x2 pv-apicid-321 pv-apicid-noncontig
     pvh-default pvh-vnuma-aligned bad-no-vnuma bad-apic-ids
     bad-unknown-value bad-pvh-unaligned bad-pv-321 bad-pv-noncontig
