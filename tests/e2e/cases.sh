@@ -198,6 +198,29 @@ case_cfg() {
     esac
 }
 
+# amd_pv_cpuid N: the CPUID fields every vCPU of a PV guest reads on the
+# AMD model for packages of N IDs: lppp and NC N, ApicIdSize log2(N),
+# CMP_LEGACY; no leaf 4 (Xen zeroes it on AMD), no leaf 0xb for PV, no
+# TOPOEXT.
+amd_pv_cpuid() {
+    local w=0
+    while [ $((1 << w)) -lt "$1" ]; do w=$((w + 1)); done
+    cat <<EOF
+all 0x1.lppp=$1 0x1.htt=1 0x4.0.type=0 0xb.0.type=0 0xb.0.x2apic=0
+all 0x80000001.cmp_legacy=1 0x80000001.topoext=0
+all 0x80000008.apicidsize=$w 0x80000008.nc=$1
+EOF
+}
+
+# amd_ids ID...: vCPU N's APIC ID in leaf 1 is the Nth ID
+amd_ids() {
+    local n=0 id
+    for id in "$@"; do
+        echo "cpu$n 0x1.apic=$id"
+        n=$((n + 1))
+    done
+}
+
 # intel_cpuid N SHIFT LARGEST: the CPUID fields every vCPU of a PV guest
 # reads on the Intel model for packages of N IDs (1 << SHIFT), the largest
 # vnode of LARGEST vCPUs: leaf 4 N cores per package on every cache, the
@@ -265,16 +288,7 @@ EOF
         ;;
     pv-vnuma-2x2)
         # bits 1: packages of 2, APIC IDs 0,1 / 2,3
-        cat <<EOF
-all 0x1.lppp=2 0x1.htt=1 $amd_no_l4 $pv_no_b
-all 0x80000001.cmp_legacy=1 0x80000001.topoext=0
-all 0x80000008.apicidsize=1 0x80000008.nc=2
-cpu0 0x1.apic=0
-cpu1 0x1.apic=1
-cpu2 0x1.apic=2
-cpu3 0x1.apic=3
-EOF
-        ;;
+        amd_pv_cpuid 2; amd_ids 0 1 2 3 ;;
     pv-vnuma-2x2-intel)
         intel_cpuid 2 1 2; intel_ids 0 1 2 3 ;;
     pv-vnuma-221-intel)
@@ -302,46 +316,16 @@ EOF
         ;;
     pv-vnuma-221)
         # bits 1: packages of 2, APIC IDs 0,1 / 2,3 / 4
-        cat <<EOF
-all 0x1.lppp=2 0x1.htt=1 $amd_no_l4 $pv_no_b
-all 0x80000001.cmp_legacy=1 0x80000001.topoext=0
-all 0x80000008.apicidsize=1 0x80000008.nc=2
-cpu0 0x1.apic=0
-cpu1 0x1.apic=1
-cpu2 0x1.apic=2
-cpu3 0x1.apic=3
-cpu4 0x1.apic=4
-EOF
-        ;;
+        amd_pv_cpuid 2; amd_ids 0 1 2 3 4 ;;
     pv-apicid-noncontig-intel)
         # as pv-vnuma-2x2-intel, but vCPUs 1 and 2 swap their IDs
         intel_cpuid 2 1 2; intel_ids 0 2 1 3 ;;
     pv-apicid-321)
         # bits 2: packages of 4, APIC IDs 0,1,2 / 4,5 / 8
-        cat <<EOF
-all 0x1.lppp=4 0x1.htt=1 $amd_no_l4 $pv_no_b
-all 0x80000001.cmp_legacy=1 0x80000001.topoext=0
-all 0x80000008.apicidsize=2 0x80000008.nc=4
-cpu0 0x1.apic=0
-cpu1 0x1.apic=1
-cpu2 0x1.apic=2
-cpu3 0x1.apic=4
-cpu4 0x1.apic=5
-cpu5 0x1.apic=8
-EOF
-        ;;
+        amd_pv_cpuid 4; amd_ids 0 1 2 4 5 8 ;;
     pv-apicid-noncontig)
         # bits 1: vnode 0 = vCPUs 0,2 (IDs 0,1), vnode 1 = vCPUs 1,3 (2,3)
-        cat <<EOF
-all 0x1.lppp=2 0x1.htt=1 $amd_no_l4 $pv_no_b
-all 0x80000001.cmp_legacy=1 0x80000001.topoext=0
-all 0x80000008.apicidsize=1 0x80000008.nc=2
-cpu0 0x1.apic=0
-cpu1 0x1.apic=2
-cpu2 0x1.apic=1
-cpu3 0x1.apic=3
-EOF
-        ;;
+        amd_pv_cpuid 2; amd_ids 0 2 1 3 ;;
     pvh-default)
         cat <<EOF
 all 0x1.lppp=8 0x1.htt=1 $amd_no_l4 0xb.0.type=0
