@@ -212,15 +212,6 @@ all 0x80000008.apicidsize=$w 0x80000008.nc=$1
 EOF
 }
 
-# amd_ids ID...: vCPU N's APIC ID in leaf 1 is the Nth ID
-amd_ids() {
-    local n=0 id
-    for id in "$@"; do
-        echo "cpu$n 0x1.apic=$id"
-        n=$((n + 1))
-    done
-}
-
 # intel_cpuid N SHIFT LARGEST: the CPUID fields every vCPU of a PV guest
 # reads on the Intel model for packages of N IDs (1 << SHIFT), the largest
 # vnode of LARGEST vCPUs: leaf 4 N cores per package on every cache, the
@@ -242,14 +233,20 @@ all 0x80000008.apicidsize=0 0x80000008.nc=1
 EOF
 }
 
-# intel_ids ID...: vCPU N's APIC ID, in leaf 1 and leaf 0xb, is the Nth ID
-intel_ids() {
-    local n=0 id
+# vcpu_ids "FIELD..." ID...: vCPU N's APIC ID, in each FIELD, is the Nth
+# ID (AMD: leaf 1; Intel: leaf 1 and both leaf 0xb subleaves)
+vcpu_ids() {
+    local fields=$1 n=0 id f line
+    shift
     for id in "$@"; do
-        echo "cpu$n 0x1.apic=$id 0xb.0.x2apic=$id 0xb.1.x2apic=$id"
+        line=cpu$n
+        for f in $fields; do line="$line $f=$id"; done
+        echo "$line"
         n=$((n + 1))
     done
 }
+amd_ids() { vcpu_ids 0x1.apic "$@"; }
+intel_ids() { vcpu_ids "0x1.apic 0xb.0.x2apic 0xb.1.x2apic" "$@"; }
 
 # case_cpuid CASE -> topology cases: the CPUID topology fields each vCPU
 #   must read (tests/e2e/cpuid-check.py names the fields and derives them
