@@ -33,7 +33,7 @@ void cpuid_viridian_leaves(const struct vcpu *v, uint32_t leaf,
 }
 
 #define NR_VCPUS 4
-#define NR_CASES 101
+#define NR_CASES 105
 
 static unsigned int nr_cases, nr_failed;
 
@@ -206,7 +206,7 @@ static void test_pv_apic_ids(void)
     struct domain d;
     struct vcpu v[NR_VCPUS];
     char name[128];
-    unsigned int i, sub;
+    unsigned int i, sub, chosen;
     int rc;
 
     intel_policy(&p, false);
@@ -219,39 +219,34 @@ static void test_pv_apic_ids(void)
            "the PV APIC IDs pass XEN_DOMCTL_set_vcpu_apic_ids' check",
            "refused");
 
-    make_domain(&d, v, PV, &p, ids);
-    for ( i = 0; i < NR_VCPUS; i++ )
-    {
-        for ( sub = 0; sub < 2; sub++ )
-        {
-            snprintf(name, sizeof(name),
-                     "described: PV chosen IDs vCPU %u leaf 0xb:%u: "
-                     "ECX[7:0] = %u, EDX = %u", i, sub, sub, want_ids[i]);
-            check_leaf(name, query(&v[i], 0xb, sub),
-                       topo_leaf(sub, sub, sub ? 2 : 1, want_ids[i]));
-        }
-
-        snprintf(name, sizeof(name),
-                 "described: PV chosen IDs vCPU %u leaf 1 EBX[31:24] = %u",
-                 i, want_ids[i]);
-        result(query(&v[i], 1, 0).b >> 24 == want_ids[i], name,
-               "another ID");
-    }
-
     /*
-     * The same policy, no IDs chosen (the domctl never made): every vCPU
-     * reads leaf 0xb EDX 0, the APIC ID leaf 1 gives a PV vCPU then.
+     * With the IDs, and with the same policy but no IDs chosen (the domctl
+     * never made): then every vCPU reads 0 in both leaves, the APIC ID
+     * leaf 1 gives a PV vCPU without one.
      */
-    make_domain(&d, v, PV, &p, NULL);
-    for ( i = 0; i < NR_VCPUS; i++ )
-        for ( sub = 0; sub < 2; sub++ )
+    for ( chosen = 0; chosen < 2; chosen++ )
+    {
+        make_domain(&d, v, PV, &p, chosen ? ids : NULL);
+        for ( i = 0; i < NR_VCPUS; i++ )
         {
+            unsigned int want = chosen ? want_ids[i] : 0;
+
+            for ( sub = 0; sub < 2; sub++ )
+            {
+                snprintf(name, sizeof(name),
+                         "described: PV %s vCPU %u leaf 0xb:%u: "
+                         "ECX[7:0] = %u, EDX = %u",
+                         chosen ? "chosen IDs" : "no IDs", i, sub, sub, want);
+                check_leaf(name, query(&v[i], 0xb, sub),
+                           topo_leaf(sub, sub, sub ? 2 : 1, want));
+            }
+
             snprintf(name, sizeof(name),
-                     "described: PV no IDs vCPU %u leaf 0xb:%u: "
-                     "ECX[7:0] = %u, EDX = 0 (as leaf 1)", i, sub, sub);
-            check_leaf(name, query(&v[i], 0xb, sub),
-                       topo_leaf(sub, sub, sub ? 2 : 1, 0));
+                     "described: PV %s vCPU %u leaf 1 EBX[31:24] = %u",
+                     chosen ? "chosen IDs" : "no IDs", i, want);
+            result(query(&v[i], 1, 0).b >> 24 == want, name, "another ID");
         }
+    }
 }
 
 /*
