@@ -5,7 +5,7 @@
  * Built the way Xen's tools/tests/vpci builds the vPCI code: the Makefile
  * copies pi.c (and xen/list.h, public/trace.h) out of the patched tree with
  * every #include removed and this file included instead.  Everything here
- * is a working stand-in: spinlocks exclude (pthread spinlocks), per-CPU
+ * is a working stand-in: spinlocks exclude (ticket locks as Xen's), per-CPU
  * data is one array element per CPU, cpumasks are bitmaps, the trace
  * macros write records that main.c turns into a real xentrace file.
  *
@@ -113,18 +113,19 @@ struct spinlock;
 void harness_lock_acquired(struct spinlock *l);
 void harness_lock_released(void);
 
-/* Spinlocks. */
+/*
+ * Spinlocks, as Xen's: ticket locks whose all-zero state is free, so that
+ * a lock in a per-CPU area nobody initialised is taken as Xen takes it.
+ */
 typedef struct spinlock {
-    pthread_spinlock_t l;
+    _Atomic uint16_t head, tail;
     _Atomic int held;
     unsigned char irq_use;
 } spinlock_t;
 
 static inline void spin_lock_init(spinlock_t *l)
 {
-    pthread_spin_init(&l->l, PTHREAD_PROCESS_PRIVATE);
-    l->held = 0;
-    l->irq_use = 0;
+    memset(l, 0, sizeof(*l));
 }
 /* Called once a lock is taken and before it is released: a scenario may
  * act at these points. */
@@ -134,9 +135,13 @@ extern struct spinlock *harness_preempt_lock;
 extern void (*harness_preempt)(struct spinlock *l);
 static inline void spin_lock(spinlock_t *l)
 {
+    uint16_t t;
+
     if ( unlikely(harness_preempt_lock == l) )
         harness_preempt(l);
-    pthread_spin_lock(&l->l);
+    t = __atomic_fetch_add(&l->tail, 1, __ATOMIC_ACQUIRE);
+    while ( __atomic_load_n(&l->head, __ATOMIC_ACQUIRE) != t )
+        _mm_pause();
     l->held = 1;
     harness_lock_acquired(l);
     if ( unlikely(harness_lock_hook != NULL) )
@@ -149,7 +154,7 @@ static inline void spin_unlock(spinlock_t *l)
         harness_lock_hook(l);
     harness_lock_released();
     l->held = 0;
-    pthread_spin_unlock(&l->l);
+    __atomic_store_n(&l->head, l->head + 1, __ATOMIC_RELEASE);
 }
 #define spin_is_locked(l) ((l)->held)
 #define spin_lock_irqsave(l, f)      ((f) = harness_irq_save(), spin_lock(l))
@@ -170,8 +175,18 @@ extern __thread unsigned int harness_cpu;   /* pCPU this thread acts as */
 
 #define DEFINE_PER_CPU(type, name) typeof(type) per_cpu__ ## name[NR_CPUS]
 #define DECLARE_PER_CPU(type, name) extern typeof(type) per_cpu__ ## name[NR_CPUS]
+/*
+ * While harness_seen_on is set, every pCPU whose per-CPU data pi.c touches
+ * is recorded in harness_seen (bit c of word c / 64): the replay learns
+ * which lists a block looked at.
+ */
+extern __thread bool harness_seen_on;
+extern __thread unsigned long harness_seen[NR_CPUS / 64];
 #define per_cpu(name, cpu) (per_cpu__ ## name[({ unsigned int c_ = (cpu); \
                                         HARNESS_CHECK(c_ < nr_cpu_ids); \
+                                        if ( unlikely(harness_seen_on) ) \
+                                            harness_seen[c_ / 64] |= \
+                                                1UL << (c_ % 64); \
                                         c_; })])
 #define this_cpu(name) per_cpu(name, smp_processor_id())
 

@@ -40,6 +40,8 @@ struct list_head *harness_list(unsigned int c);
 spinlock_t *harness_list_lock(unsigned int c);
 unsigned int harness_list_len(unsigned int c);
 unsigned int harness_list_max(unsigned int c);
+/* The lock under which the limit is computed (NULL: no limit). */
+spinlock_t *harness_limit_lock(void);
 /* pCPU @c's per-CPU data freed (poisoned), allocated (zeroed); peeks. */
 void harness_cpu_free(unsigned int c);
 void harness_cpu_alloc(unsigned int c);
@@ -83,6 +85,7 @@ void cpu_offline(unsigned int x, uint64_t *rng);
 void cpu_disable(unsigned int x, uint64_t *rng);
 void cpu_dead(unsigned int x, bool free);
 void cpu_up(unsigned int x);
+void cpu_up_canceled(unsigned int x);
 void suspend_resume(uint64_t *rng);
 /*
  * The cpupool of the domain whose vCPUs run here (all pCPUs unless
@@ -170,8 +173,10 @@ struct scenario {
     unsigned int pcpus, vcpus, seconds, events, burst, hotplug, devices;
     unsigned int s3;            /* replay: suspend and resume every s3 events */
     unsigned int hooks;         /* replay: hooks_toggle() every hooks events */
+    unsigned int up_cancel;     /* replay: a pCPU fails to come up */
     unsigned int timer;         /* replay: a timer wakes 1 in N events */
     bool race_fixup;            /* replay: see scenarios.c */
+    bool race_limit;            /* replay: see scenarios.c */
     uint64_t seed;
 };
 void run_replay(const struct scenario *s);

@@ -22,7 +22,10 @@
  * --timer N (a timer wakes a random vCPU, 1 event in N), --race-fixup (the
  * CPU-dead fixup runs between an unblock's read of its list and its lock),
  * --cold-walks (each measured walk starts with what it reads out of the
- * caches, as after guest code ran on the pCPU);
+ * caches, as after guest code ran on the pCPU), --up-cancel N (every N
+ * events an offline pCPU fails to come up: CPU_UP_CANCELED before
+ * vmx_cpu_up()), --race-limit (with --hooks: a pCPU goes offline or comes
+ * online whenever the hooks' accounting is about to take the limit's lock);
  * any mode: --pool FIRST-LAST (the domain's cpupool; the other pCPUs form
  * another one).
  * Prints one JSON object.  Exit status 1 when an invariant was broken or a
@@ -51,7 +54,8 @@ int main(int argc, char **argv)
         { "trace-on-in-walk", 0, NULL, 'W' }, { "hooks", 1, NULL, 'H' },
         { "pool", 1, NULL, 'P' },
         { "timer", 1, NULL, 'I' }, { "race-fixup", 0, NULL, 'R' },
-        { "cold-walks", 0, NULL, 'C' },
+        { "cold-walks", 0, NULL, 'C' }, { "up-cancel", 1, NULL, 'U' },
+        { "race-limit", 0, NULL, 'L' },
         { NULL, 0, NULL, 0 } };
     struct scenario s = {
         .name = "custom", .pcpus = 8, .vcpus = 32, .seconds = 5,
@@ -99,6 +103,8 @@ int main(int argc, char **argv)
         case 'I': s.timer = atoi(optarg); break;
         case 'R': s.race_fixup = true; break;
         case 'C': cold_walks = true; break;
+        case 'U': s.up_cancel = atoi(optarg); break;
+        case 'L': s.race_limit = true; break;
         default: return 2;
         }
     if ( s.pcpus < 2 || s.pcpus > NR_CPUS || !s.vcpus ||

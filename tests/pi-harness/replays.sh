@@ -1,6 +1,7 @@
 #!/bin/sh
 # The replays for the CPU-dead fixup, S3, the PI hooks' accounting,
-# cpupools, the limit's formula, the trace and the option's parsing.  Each
+# cpupools, the limit's formula, the trace, the option's parsing, a pCPU
+# whose bring-up is cancelled, and the limit recomputed concurrently.  Each
 # of them failed on the code before the fix it checks (docs/pi-bound.md).
 # Exit status 0 only if every run exits 0 (and the empty limit exits 2).
 #
@@ -24,6 +25,8 @@ run replay --pcpus 16 --vcpus 64 --pool 4-11 --hotplug 30 --events 3000
 run replay --pcpus 16 --vcpus 40 --all-on-0 --limit 3 --hotplug 20 \
     --events 3000 --trace /dev/null
 run replay --pcpus 8 --vcpus 32 --events 300 --trace-on-in-walk
+run replay --pcpus 16 --vcpus 64 --hotplug 30 --up-cancel 7 --events 3000
+run replay --pcpus 8 --vcpus 64 --hooks 50 --race-limit --events 1000
 echo "+ $(basename "$bin") replay --limit= --events 1"
 timeout "$T" "$bin" replay --limit= --events 1 >/dev/null 2>&1
 rc=$?

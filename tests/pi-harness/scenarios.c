@@ -53,6 +53,8 @@ static void digest_state(uint64_t event)
         struct vmx_vcpu *vmx;
 
         digest_add(0x1000000 + c);
+        if ( !harness_list(c)->next )
+            continue;
         list_for_each_entry ( vmx, harness_list(c),
                               pi_blocking.list )
             digest_add(container_of(vmx, struct vcpu, arch.hvm.vmx)->vcpu_id);
@@ -76,6 +78,51 @@ struct replay_cost {
 
 
 
+/*
+ * An add above the limit (single-threaded, so nothing moved since the
+ * block looked at the lists) is allowed in two cases only, which the docs
+ * give: the vCPU's pool has no other online pCPU, or the block looked at
+ * other lists of its pool and every one of them was full.  It is counted
+ * under its case; anything else is a violation.
+ */
+_Atomic uint64_t st_over_alone, st_over_full;
+
+static void judge_over_limit(const struct vcpu *v, unsigned int lc,
+                             unsigned int limit)
+{
+    unsigned int c, own = v->processor, looked = 0;
+
+    if ( lc != own )
+    {
+        violation("add above the limit to another pCPU's list", v->vcpu_id,
+                  lc);
+        return;
+    }
+    if ( !pool_online(own) )
+    {
+        st_over_alone++;
+        return;
+    }
+    for ( c = 0; c < nr_cpu_ids; c++ )
+    {
+        if ( c == own || !cpu_online(c) || !in_pool(c) ||
+             !((harness_seen[c / 64] >> (c % 64)) & 1) )
+            continue;
+        looked++;
+        if ( count_list(c) < limit )
+        {
+            violation("add above the limit, a list it looked at had room",
+                      v->vcpu_id, c);
+            return;
+        }
+    }
+    if ( !looked )
+        violation("add above the limit, no other list of the pool looked at",
+                  v->vcpu_id, own);
+    else
+        st_over_full++;
+}
+
 /* Run every woken vCPU on its pCPU until it halts again. */
 static void replay_run_queue(struct replay_cost *rc, unsigned int limit)
 {
@@ -92,14 +139,19 @@ static void replay_run_queue(struct replay_cost *rc, unsigned int limit)
         __atomic_fetch_or(&v->pause_flags, 1UL << _VPF_blocked,
                           __ATOMIC_SEQ_CST);
         st_blocks++;
+        memset(harness_seen, 0, sizeof(harness_seen));
+        harness_seen_on = true;
         t0 = rdtsc_ordered();
         harness_block_hook(v);
         t1 = rdtsc_ordered();
+        harness_seen_on = false;
         rc->block[rc->nblock++] = t1 - t0;
         lc = list_cpu_of(v);
         if ( lc < 0 )
             violation("blocked vCPU on no list", v->vcpu_id, 0);
-        else if ( !tb_init_done )
+        else if ( limit && count_list(lc) > limit )
+            judge_over_limit(v, lc, limit);
+        if ( lc >= 0 && !tb_init_done )
         {
             /* with tracing off, learn from the lists themselves */
             unsigned int n = count_list(lc);
@@ -157,6 +209,31 @@ static void race_fixup(spinlock_t *l)
     other_cpu_begin(&ctx);
     cpu_dead(race_cpu, false);
     other_cpu_end(&ctx);
+}
+
+/*
+ * --race-limit: whenever a PI hook assignment or deassignment (--hooks) is
+ * about to take the lock under which the limit is computed, a pCPU first
+ * goes offline or comes online, its CPU-dead fixup or CPU_ONLINE notifier
+ * recomputing the limit on another pCPU.  The limit must still be the
+ * formula's for the pCPUs online afterwards.
+ */
+static uint64_t race_rng = 0x5eed;
+
+static void race_limit(spinlock_t *l)
+{
+    struct cpu_ctx ctx;
+    unsigned int x = 1 + rng_next(&race_rng) % (nr_cpu_ids - 1);
+
+    harness_preempt_lock = NULL;
+    other_cpu_begin(&ctx);
+    if ( may_offline(x) )
+        cpu_offline(x, &race_rng);
+    else if ( !cpu_online(x) )
+        cpu_up(x);
+    other_cpu_end(&ctx);
+    st_races++;
+    harness_preempt_lock = l;
 }
 
 static void replay_offline(const struct scenario *s, unsigned int x,
@@ -234,9 +311,24 @@ static int replay(const struct scenario *s, struct replay_cost *rc)
             replay_pending();
             limit = harness_limit();
         }
+        if ( s->up_cancel && e % s->up_cancel == 0 )
+        {
+            /* an offline pCPU other than 0 fails to come up */
+            unsigned int x = 1 + rng_next(&rng) % (nr_cpu_ids - 1);
+
+            if ( !cpu_online(x) )
+                cpu_up_canceled(x);
+        }
         if ( hooks_every && e % hooks_every == 0 )
         {
+            if ( s->race_limit )
+            {
+                harness_preempt = race_limit;
+                harness_preempt_lock = harness_limit_lock();
+            }
             hooks_toggle();
+            harness_preempt_lock = NULL;
+            replay_pending();
             limit = harness_limit();
         }
         if ( s3_every && e % s3_every == 0 )
@@ -316,6 +408,8 @@ void run_replay(const struct scenario *s)
            "\"limit\": %u, "
            "\"max_len\": %" PRIu64 ", \"adds\": %" PRIu64 ", "
            "\"spilled\": %" PRIu64 ", \"over_limit\": %" PRIu64 ", "
+           "\"over_limit_pool_full\": %" PRIu64 ", "
+           "\"over_limit_pool_alone\": %" PRIu64 ", "
            "\"moves\": %" PRIu64 ", \"walks\": %zu, "
            "\"p50_walk_cycles\": %" PRIu64 ", "
            "\"p99_walk_cycles\": %" PRIu64 ", "
@@ -333,6 +427,7 @@ void run_replay(const struct scenario *s)
            harness_limit(),
            (uint64_t)st_max_len, (uint64_t)st_adds,
            (uint64_t)st_spilled, (uint64_t)st_over_limit,
+           (uint64_t)st_over_full, (uint64_t)st_over_alone,
            (uint64_t)st_moves, rc.nwalk,
            pct(rc.walk, rc.nwalk, 50), pct(rc.walk, rc.nwalk, 99),
            rc.nwalk ? rc.walk[rc.nwalk - 1] : 0,

@@ -55,6 +55,10 @@ static void trace_observe(uint32_t event, const uint32_t *d)
             st_spilled++;
         if ( d[3] && d[2] > d[3] )
         {
+            /* pi.c spills only to a list it found below the limit, locked */
+            if ( (d[1] >> 16) != (d[1] & 0xffff) )
+                violation("spilled to a list above the limit", d[1] & 0xffff,
+                          d[2]);
             st_over_limit++;
             over_excused[d[1] & 0xffff] = true;
         }

@@ -19,6 +19,7 @@ unsigned int harness_limit(void) { return 0; }
 void harness_account(struct domain *d, bool assign) { (void)d; (void)assign; }
 unsigned int harness_list_len(unsigned int c) { (void)c; return 0; }
 unsigned int harness_list_max(unsigned int c) { (void)c; return 0; }
+spinlock_t *harness_limit_lock(void) { return NULL; }
 #else
 #include "pi.c"
 uint8_t posted_intr_vector;
@@ -44,6 +45,7 @@ unsigned int harness_list_max(unsigned int c)
 {
     return per_cpu(vmx_pi_blocking, c).max_len;
 }
+spinlock_t *harness_limit_lock(void) { return &pi_limit_lock; }
 #endif
 
 void harness_vectors(uint8_t wakeup, uint8_t posted)

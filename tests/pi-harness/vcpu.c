@@ -24,6 +24,8 @@ unsigned int harness_apic_id[NR_CPUS];
 int tb_init_done;
 void (*harness_lock_hook)(spinlock_t *l);
 bool fixup_posts, trace_on_in_walk, cold_walks;
+__thread bool harness_seen_on;
+__thread unsigned long harness_seen[NR_CPUS / 64];
 
 static struct notifier_block *cpu_notifier;
 
@@ -477,6 +479,19 @@ void cpu_up(unsigned int x)
     if ( harness_limit() < limit )
         for ( c = 0; c < nr_cpu_ids; c++ )
             over_excused[c] = true;
+}
+
+/*
+ * A pCPU that fails to come up: CPU_UP_PREPARE gave it a zeroed per-CPU
+ * area, it never got as far as vmx_cpu_up(), and CPU_UP_CANCELED runs the
+ * same teardown as CPU_DEAD on another pCPU, the fixup included.
+ */
+void cpu_up_canceled(unsigned int x)
+{
+    pthread_rwlock_wrlock(&stop_machine);
+    harness_cpu_alloc(x);
+    pthread_rwlock_unlock(&stop_machine);
+    cpu_dead(x, true);
 }
 
 /*
