@@ -73,9 +73,18 @@ void harness_check_failed(const char *what, const char *file, int line);
 #define DIV_ROUND_UP(n, d) (((n) + (d) - 1) / (d))
 #define MASK_INSR(v, m) (((v) * ((m) & -(m))) & (m))
 
-/* x86 loads are acquires and stores releases. */
+/*
+ * x86 loads are acquires and stores releases.  harness_step_hook, when set,
+ * is called after every write_atomic() and every PI descriptor access
+ * below, with the address: a scenario may act between any two steps.
+ */
+extern void (*harness_step_hook)(const void *p);
 #define read_atomic(p)      __atomic_load_n(p, __ATOMIC_ACQUIRE)
-#define write_atomic(p, v)  __atomic_store_n(p, v, __ATOMIC_RELEASE)
+#define write_atomic(p, v) do {                                 \
+        __atomic_store_n(p, v, __ATOMIC_RELEASE);               \
+        if ( unlikely(harness_step_hook != NULL) )              \
+            harness_step_hook(p);                               \
+    } while ( 0 )
 #define cmpxchg(p, o, n) ({                                             \
         typeof(__atomic_load_n(p, __ATOMIC_RELAXED)) o_ = (o);          \
         __atomic_compare_exchange_n(p, &o_, n, false, __ATOMIC_SEQ_CST, \
@@ -265,6 +274,44 @@ void register_cpu_notifier(struct notifier_block *nb);
     static void __attribute__((constructor)) fn ## _harness_init(void)  \
     { fn(); }
 
+#define for_each_cpu(c, m) \
+    for ( (c) = cpumask_first(m); (c) < nr_cpu_ids; (c) = cpumask_next(c, m) )
+static inline void cpumask_clear(cpumask_t *m)
+{
+    memset(m, 0, sizeof(*m));
+}
+static inline bool cpumask_empty(const cpumask_t *m)
+{
+    return !cpumask_weight(m);
+}
+static inline bool cpumask_intersects(const cpumask_t *a, const cpumask_t *b)
+{
+    unsigned int i;
+
+    for ( i = 0; i < NR_CPUS / BITS_PER_LONG; i++ )
+        if ( __atomic_load_n(&a->bits[i], __ATOMIC_ACQUIRE) &
+             __atomic_load_n(&b->bits[i], __ATOMIC_ACQUIRE) )
+            return true;
+    return false;
+}
+static inline void cpumask_and(cpumask_t *d, const cpumask_t *a,
+                               const cpumask_t *b)
+{
+    unsigned int i;
+
+    for ( i = 0; i < NR_CPUS / BITS_PER_LONG; i++ )
+        d->bits[i] = __atomic_load_n(&a->bits[i], __ATOMIC_ACQUIRE) &
+                     __atomic_load_n(&b->bits[i], __ATOMIC_ACQUIRE);
+}
+static inline void cpumask_or(cpumask_t *d, const cpumask_t *a,
+                              const cpumask_t *b)
+{
+    unsigned int i;
+
+    for ( i = 0; i < NR_CPUS / BITS_PER_LONG; i++ )
+        d->bits[i] = __atomic_load_n(&a->bits[i], __ATOMIC_ACQUIRE) |
+                     __atomic_load_n(&b->bits[i], __ATOMIC_ACQUIRE);
+}
 #define for_each_online_cpu(c) \
     for ( (c) = cpumask_first(&cpu_online_map); (c) < nr_cpu_ids; \
           (c) = cpumask_next(c, &cpu_online_map) )
@@ -299,22 +346,29 @@ struct pi_desc {
     };
 } __attribute__ ((aligned (64)));
 
+/* ON and SN are read at their own location, as Xen's bit-fields are. */
 static inline int pi_test_on(struct pi_desc *d)
 {
-    return (d->control >> POSTED_INTR_ON) & 1;
+    if ( unlikely(harness_step_hook != NULL) )
+        harness_step_hook(d);
+    return (d->bits >> POSTED_INTR_ON) & 1;
 }
 static inline int pi_test_sn(struct pi_desc *d)
 {
-    return (d->control >> POSTED_INTR_SN) & 1;
+    return (d->bits >> POSTED_INTR_SN) & 1;
 }
 static inline void pi_set_sn(struct pi_desc *d)
 {
     __atomic_fetch_or(&d->control, 1ULL << POSTED_INTR_SN, __ATOMIC_SEQ_CST);
+    if ( unlikely(harness_step_hook != NULL) )
+        harness_step_hook(d);
 }
 static inline void pi_clear_sn(struct pi_desc *d)
 {
     __atomic_fetch_and(&d->control, ~(1ULL << POSTED_INTR_SN),
                        __ATOMIC_SEQ_CST);
+    if ( unlikely(harness_step_hook != NULL) )
+        harness_step_hook(d);
 }
 static inline int pi_test_and_clear_on(struct pi_desc *d)
 {
@@ -339,6 +393,7 @@ struct domain {
     domid_t       domain_id;
     unsigned int  max_vcpus;
     struct cpupool *cpupool;
+    struct domain *next_in_list;
     struct {
         struct {
             struct {
@@ -347,6 +402,17 @@ struct domain {
         } hvm;
     } arch;
 };
+
+/* The harness's domains, all HVM, in one list that does not change. */
+extern struct domain *domain_list;
+extern int domlist_read_lock;
+#define rcu_read_lock(l)    ((void)(l))
+#define rcu_read_unlock(l)  ((void)(l))
+#define is_hvm_domain(d)    ((void)(d), true)
+#define for_each_domain(d) \
+    for ( (d) = domain_list; (d); (d) = (d)->next_in_list )
+#define for_each_domain_in_cpupool(d, c) \
+    for_each_domain ( d ) if ( (d)->cpupool != (c) ) {} else
 
 #define _VPF_blocked 0
 struct harness_vcpu;

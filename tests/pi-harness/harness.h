@@ -30,10 +30,14 @@ void harness_block_hook(struct vcpu *v);
 void harness_switch_from(struct vcpu *v);
 void harness_switch_to(struct vcpu *v);
 void harness_do_resume(struct vcpu *v);
+void harness_pre_intr_assist(struct vcpu *v);
 void harness_fixup(unsigned int cpu);
 void harness_wakeup(void);
 void harness_set_limit(const char *s);
-unsigned int harness_limit(void);
+/* The limit of pCPU @c's list (0: none). */
+unsigned int harness_limit_of(unsigned int c);
+/* A domain or a pCPU changed cpupool: what cpupool.c tells the arch. */
+void harness_pools_changed(void);
 void harness_account(struct domain *d, bool assign);
 /* pCPU @c's list: head, lock; counters (0 for the reference build). */
 struct list_head *harness_list(unsigned int c);
@@ -82,27 +86,34 @@ void context_switch_in(struct vcpu *v);
 void block(struct vcpu *v);
 unsigned int pick_online(uint64_t *rng);
 void cpu_offline(unsigned int x, uint64_t *rng);
-void cpu_disable(unsigned int x, uint64_t *rng);
+void cpu_down_prepare(unsigned int x);
+void cpu_disable(unsigned int x, uint64_t *rng, bool pools);
 void cpu_dead(unsigned int x, bool free);
-void cpu_up(unsigned int x);
+void cpu_up(unsigned int x, bool pools);
 void cpu_up_canceled(unsigned int x);
 void suspend_resume(uint64_t *rng);
 /*
- * The cpupool of the domain whose vCPUs run here (all pCPUs unless
- * --pool); the other pCPUs form another pool.
+ * Two cpupools: the first starts with pCPUs pool_first..pool_last (all of
+ * them unless --pool), the other with the rest.  in_pool() and
+ * pool_online() are about the pool of the domain whose vCPUs run here.
  */
 extern unsigned int pool_first, pool_last;
 bool in_pool(unsigned int cpu);
 bool pool_online(unsigned int except);
 bool may_offline(unsigned int cpu);
+/* --pool-moves: the domain or a pCPU changes pool. */
+void pool_change(uint64_t *rng);
 /*
- * vCPUs of domains with the PI hooks (B of the limit's formula), as the
- * harness assigned and deassigned them.
+ * B and P of pCPU @c's limit, from what the harness did: the vCPUs of the
+ * domains of its pool which have the PI hooks, the pool's online pCPUs.
  */
-extern unsigned int blockable_vcpus;
+unsigned int pool_blockable_vcpus(unsigned int c);
+unsigned int pool_online_cpus(unsigned int c);
 void hooks_toggle(void);
 /* Post to the vCPU the CPU-dead fixup is at, whenever it takes a lock. */
 extern bool fixup_posts;
+/* Post to each vCPU entering the guest at one step of its entry. */
+extern bool entry_posts;
 /* Switch tracing on from inside the first wakeup walk that wakes a vCPU. */
 extern bool trace_on_in_walk;
 void *vcpu_thread(void *arg);
@@ -117,6 +128,7 @@ extern pthread_cond_t irq_cond[NR_CPUS];
 
 uint32_t ndst_of(unsigned int cpu);
 int post_interrupt(struct vcpu *v);
+int post_interrupt_to(struct vcpu *v, int *notified);
 bool sync_pir_to_irr(struct vcpu *v);
 void guest_runs(struct vcpu *v);
 /* The wakeup interrupt's handler on the current pCPU. */
@@ -141,7 +153,7 @@ void *device_thread(void *arg);
 extern _Atomic uint64_t st_adds, st_spilled, st_over_limit, st_moves,
     st_walks, st_woken, st_posted, st_notified, st_dropped, st_blocks,
     st_violations, st_lost, st_max_len, st_running_ndst_stale,
-    st_trace_mismatch, st_races;
+    st_trace_mismatch, st_races, st_pool_changes;
 /*
  * A list may be longer than the limit in force when pi.c said so itself (an
  * add or move above the limit: every list it looked at was full) or when
@@ -153,6 +165,7 @@ extern _Atomic bool over_excused[NR_CPUS];
 extern bool limit_auto;
 
 void violation(const char *what, unsigned int a, unsigned int b);
+void limits_changed(void);
 void note_max(_Atomic uint64_t *m, uint64_t v);
 int list_cpu_of(const struct vcpu *v);
 unsigned int count_list(unsigned int c);
@@ -174,6 +187,7 @@ struct scenario {
     unsigned int s3;            /* replay: suspend and resume every s3 events */
     unsigned int hooks;         /* replay: hooks_toggle() every hooks events */
     unsigned int up_cancel;     /* replay: a pCPU fails to come up */
+    unsigned int pool_moves;    /* a domain or pCPU changes pool, 1 in N */
     unsigned int timer;         /* replay: a timer wakes 1 in N events */
     bool race_fixup;            /* replay: see scenarios.c */
     bool race_limit;            /* replay: see scenarios.c */

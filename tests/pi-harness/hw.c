@@ -129,14 +129,20 @@ void irq_exit(unsigned int cpu)
         pthread_mutex_unlock(&irq_gate[cpu]);
 }
 
-/* The hardware: post an interrupt to @v's descriptor, notify if due.
- * Returns the pCPU to raise the wakeup vector on, or -1. */
-int post_interrupt(struct vcpu *v)
+/*
+ * The hardware: post an interrupt to @v's descriptor, notify if due.
+ * Returns the pCPU to raise the wakeup vector on, or -1; *@notified (if
+ * given) is the pCPU NDST named when a notification was sent, whatever
+ * its vector, or -1 when none was (ON or SN already set).
+ */
+int post_interrupt_to(struct vcpu *v, int *notified)
 {
     struct pi_desc *d = &v->arch.hvm.vmx.pi_desc;
     uint64_t o, n;
     unsigned int cpu;
 
+    if ( notified )
+        *notified = -1;
     st_posted++;
     __atomic_fetch_or(&d->pir[1], 1, __ATOMIC_SEQ_CST);
     o = d->control;
@@ -148,6 +154,8 @@ int post_interrupt(struct vcpu *v)
                                            __ATOMIC_SEQ_CST,
                                            __ATOMIC_SEQ_CST) );
     st_notified++;
+    if ( notified )
+        *notified = cpu_of_ndst(o >> 32);
     if ( ((o >> 16) & 0xff) != WAKEUP_VECTOR )
         return -1;      /* running (or about to): delivered at VM entry */
     cpu = cpu_of_ndst(o >> 32);
@@ -162,6 +170,11 @@ int post_interrupt(struct vcpu *v)
         return -1;
     }
     return cpu;
+}
+
+int post_interrupt(struct vcpu *v)
+{
+    return post_interrupt_to(v, NULL);
 }
 
 /*

@@ -14,10 +14,28 @@
 _Atomic uint64_t st_adds, st_spilled, st_over_limit, st_moves,
     st_walks, st_woken, st_posted, st_notified, st_dropped, st_blocks,
     st_violations, st_lost, st_max_len, st_running_ndst_stale,
-    st_trace_mismatch, st_races;
+    st_trace_mismatch, st_races, st_pool_changes;
 
 _Atomic bool over_excused[NR_CPUS];
-static unsigned int limit_seen;
+static unsigned int limit_seen[NR_CPUS];
+
+/*
+ * After anything that may recompute the limits: a list whose limit went
+ * down is left as long as it is (see the docs) until it is back below.
+ */
+void limits_changed(void)
+{
+    unsigned int c;
+
+    for ( c = 0; c < nr_cpu_ids; c++ )
+    {
+        unsigned int limit = cpu_online(c) ? harness_limit_of(c) : 0;
+
+        if ( limit < limit_seen[c] )
+            over_excused[c] = true;
+        limit_seen[c] = limit;
+    }
+}
 bool limit_auto;
 
 static keyhandler_fn_t *key_fn;
@@ -51,8 +69,8 @@ void printk(const char *fmt, ...)
 }
 
 /*
- * The debug key prints the limit, then one line per online pCPU: its
- * list's length and high-water mark.  Everything else is stopped.
+ * The debug key prints a header, then one line per online pCPU: its
+ * list's length, high-water mark and limit.  Everything else is stopped.
  */
 void check_debug_key(void)
 {
@@ -71,19 +89,20 @@ void check_debug_key(void)
     console[0] = 0;
     key_fn(key_char);
     p = strchr(console, '\n');
-    if ( sscanf(console, "'%*c' pressed -> dumping PI blocking lists "
-                "(limit %u)", &limit) != 1 || limit != harness_limit() || !p )
+    if ( strncmp(console, "'b' pressed -> dumping PI blocking lists\n",
+                 p ? p - console + 1 : 0) || !p )
     {
-        violation("debug key: no header with the limit", harness_limit(), 0);
+        violation("debug key: no header", 0, 0);
         return;
     }
     for ( c = 0; c < nr_cpu_ids; c++ )
     {
         if ( !cpu_online(c) )
             continue;
-        if ( sscanf(p + 1, "CPU%u: %u blocked vCPUs, at most %u", &cpu,
-                    &len, &max) != 3 || cpu != c ||
-             len != count_list(c) || max != harness_list_max(c) )
+        if ( sscanf(p + 1, "CPU%u: %u blocked vCPUs, at most %u, limit %u",
+                    &cpu, &len, &max, &limit) != 4 || cpu != c ||
+             len != count_list(c) || max != harness_list_max(c) ||
+             limit != harness_limit_of(c) )
             violation("debug key: pCPU line wrong or missing", c, lines);
         else
             lines++;
@@ -95,12 +114,16 @@ void check_debug_key(void)
                   num_online_cpus());
 }
 
-/* max(8, ceil(B / P) + 4): docs/misc/vmx-pi-blocking.pandoc */
-static unsigned int documented_limit(void)
+/*
+ * max(8, ceil(B / P) + 4) for pCPU @c, B the vCPUs of the domains of its
+ * cpupool that have the PI hooks, P the pool's online pCPUs
+ * (docs/misc/vmx-pi-blocking.pandoc).
+ */
+static unsigned int documented_limit(unsigned int c)
 {
-    unsigned int b = blockable_vcpus, p = num_online_cpus(), l;
+    unsigned int b = pool_blockable_vcpus(c), p = pool_online_cpus(c), l;
 
-    l = (b + p - 1) / p + 4;
+    l = (b + (p ?: 1) - 1) / (p ?: 1) + 4;
     return l > 8 ? l : 8;
 }
 
@@ -160,16 +183,16 @@ unsigned int count_list(unsigned int c)
 void check_invariants(bool final)
 {
     static unsigned char seen[MAX_VCPUS];
-    unsigned int c, i, limit = harness_limit();
+    unsigned int c, i;
 
     harness_peek_begin();
+    limits_changed();
     memset(seen, 0, sizeof(seen));
-    if ( limit < limit_seen )
-        for ( c = 0; c < nr_cpu_ids; c++ )
-            over_excused[c] = true;
-    limit_seen = limit;
     for ( c = 0; c < nr_cpu_ids; c++ )
     {
+#ifndef PI_REF
+        unsigned int limit = cpu_online(c) ? harness_limit_of(c) : 0;
+#endif
         struct list_head *head = harness_list(c);
         struct vmx_vcpu *vmx;
         unsigned int n = 0;
@@ -213,6 +236,11 @@ void check_invariants(bool final)
             over_excused[c] = false;
 #endif
         note_max(&st_max_len, n);
+#ifndef PI_REF
+        if ( limit_auto && cpu_online(c) && limit != documented_limit(c) )
+            violation("limit is not the documented formula", limit,
+                      documented_limit(c));
+#endif
     }
     for ( i = 0; i < nr_vcpus; i++ )
     {
@@ -222,7 +250,8 @@ void check_invariants(bool final)
         if ( is_blocked(v) && lc < 0 )
             violation("blocked vCPU on no list", i, 0);
         /* The bound off keeps upstream's placement, pools or not. */
-        if ( limit && lc >= 0 && !in_pool(lc) && !hv[i]->outside_pool_ok )
+        if ( lc >= 0 && cpu_online(lc) && harness_limit_of(lc) &&
+             !in_pool(lc) && !hv[i]->outside_pool_ok )
             violation("vCPU on the list of a pCPU outside its cpupool", i, lc);
         if ( lc >= 0 && !seen[i] )
             violation("vCPU's lock names a list it is not on", i, lc);
@@ -248,11 +277,6 @@ void check_invariants(bool final)
                     lc >= 0 ? cpu_online(lc) : -1);
         }
     }
-#ifndef PI_REF
-    if ( limit_auto && limit != documented_limit() )
-        violation("limit is not the documented formula", limit,
-                  documented_limit());
-#endif
     harness_peek_end();
 }
 

@@ -26,8 +26,11 @@
  * events an offline pCPU fails to come up: CPU_UP_CANCELED before
  * vmx_cpu_up()), --race-limit (with --hooks: a pCPU goes offline or comes
  * online whenever the hooks' accounting is about to take the limit's lock);
- * any mode: --pool FIRST-LAST (the domain's cpupool; the other pCPUs form
- * another one).
+ * any mode: --pool FIRST-LAST (the domain's cpupool at the start; the other
+ * pCPUs form another one), --pool-moves N (1 in N events or stress checks,
+ * the domain or a pCPU moves to the other cpupool), --entry-posts (replay:
+ * a device posts to each vCPU entering the guest at one step of its entry,
+ * vcpu.c).
  * Prints one JSON object.  Exit status 1 when an invariant was broken or a
  * wakeup lost.
  *
@@ -55,7 +58,8 @@ int main(int argc, char **argv)
         { "pool", 1, NULL, 'P' },
         { "timer", 1, NULL, 'I' }, { "race-fixup", 0, NULL, 'R' },
         { "cold-walks", 0, NULL, 'C' }, { "up-cancel", 1, NULL, 'U' },
-        { "race-limit", 0, NULL, 'L' },
+        { "race-limit", 0, NULL, 'L' }, { "pool-moves", 1, NULL, 'M' },
+        { "entry-posts", 0, NULL, 'E' },
         { NULL, 0, NULL, 0 } };
     struct scenario s = {
         .name = "custom", .pcpus = 8, .vcpus = 32, .seconds = 5,
@@ -105,6 +109,8 @@ int main(int argc, char **argv)
         case 'C': cold_walks = true; break;
         case 'U': s.up_cancel = atoi(optarg); break;
         case 'L': s.race_limit = true; break;
+        case 'M': s.pool_moves = atoi(optarg); break;
+        case 'E': entry_posts = true; break;
         default: return 2;
         }
     if ( s.pcpus < 2 || s.pcpus > NR_CPUS || !s.vcpus ||

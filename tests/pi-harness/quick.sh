@@ -3,7 +3,8 @@
 # bound auto and a small fixed one, CPU hotplug, the CPU-dead fixup raced
 # against unblock), then replays.sh (the fixup raced against the IOMMU, S3,
 # PI hooks coming and going, cpupools, the limit, the trace, the option's
-# parsing), then a short threaded stress.  Exit status 0 only if every run
+# parsing), then two short threaded stresses (the second with cpupool
+# changes and PI hooks coming and going).  Exit status 0 only if every run
 # exits 0: an invariant broken, a wakeup lost, a crash or a run that hangs
 # (TIMEOUT seconds) fails it.
 #
@@ -34,3 +35,5 @@ run replay --scenario race-fixup --pcpus 8 --vcpus 48 --all-on-0 \
 }
 run stress --pcpus 8 --vcpus 24 --all-on-0 --hotplug 20 --limit 3 \
     --seconds "$STRESS_SECONDS"
+run stress --pcpus 8 --vcpus 24 --all-on-0 --hotplug 20 --pool 0-3 \
+    --pool-moves 5 --hooks 7 --seconds "$STRESS_SECONDS"

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The replays for the CPU-dead fixup, S3, the PI hooks' accounting,
 # cpupools, the limit's formula, the trace, the option's parsing, a pCPU
-# whose bring-up is cancelled, and the limit recomputed concurrently.  Each
+# whose bring-up is cancelled, the limit recomputed concurrently, domains
+# and pCPUs changing cpupool, and cpupools of every size.  Each
 # of them failed on the code before the fix it checks (docs/pi-bound.md).
 # Exit status 0 only if every run exits 0 (and the empty limit exits 2).
 #
@@ -16,17 +17,38 @@ run() {
         exit 1
     }
 }
-run replay --pcpus 16 --vcpus 64 --hotplug 50 --events 3000 --fixup-posts
+run replay --pcpus 16 --vcpus 64 --hotplug 50 --s3 400 --pool-moves 20 \
+    --events 3000 --fixup-posts
 run replay --pcpus 16 --vcpus 64 --s3 500 --events 3000
 run replay --pcpus 16 --vcpus 64 --hooks 100 --hotplug 70 --events 3000
 run replay --pcpus 16 --vcpus 64 --all-on-0 --pool 0-7 --events 2000
 run replay --pcpus 16 --vcpus 64 --pool 8-15 --s3 500 --events 3000
 run replay --pcpus 16 --vcpus 64 --pool 4-11 --hotplug 30 --events 3000
+run replay --pcpus 16 --vcpus 64 --pool 4-11 --pool-moves 10 --hotplug 30 \
+    --s3 700 --events 3000 --trace /dev/null
 run replay --pcpus 16 --vcpus 40 --all-on-0 --limit 3 --hotplug 20 \
     --events 3000 --trace /dev/null
 run replay --pcpus 8 --vcpus 32 --events 300 --trace-on-in-walk
 run replay --pcpus 16 --vcpus 64 --hotplug 30 --up-cancel 7 --events 3000
 run replay --pcpus 8 --vcpus 64 --hooks 50 --race-limit --events 1000
+run replay --scenario nic-128on1 --pcpus 64 --vcpus 128 --all-on-0 \
+    --burst 2 --events 2000 --entry-posts
+run replay --pcpus 16 --vcpus 64 --all-on-0 --pool 0-3 --events 2000 \
+    --entry-posts
+# Every pool size: a domain whose vCPUs all start on one pCPU keeps every
+# list within its pool's limit (other lists of the pool have room).
+for n in 1 2 3 4 6 8 12; do
+    a="replay --pcpus 16 --vcpus 64 --all-on-0 --pool 0-$((n - 1)) --events 2000"
+    echo "+ $(basename "$bin") $a"
+    out=$(timeout "$T" "$bin" $a) && case $out in
+        *'"over_limit": 0,'*) ;;
+        *) false ;;
+    esac || {
+        echo "replays.sh: $(basename "$bin") $a failed or added above the" \
+            "limit: $out" >&2
+        exit 1
+    }
+done
 echo "+ $(basename "$bin") replay --limit= --events 1"
 timeout "$T" "$bin" replay --limit= --events 1 >/dev/null 2>&1
 rc=$?

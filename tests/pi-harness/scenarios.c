@@ -87,8 +87,7 @@ struct replay_cost {
  */
 _Atomic uint64_t st_over_alone, st_over_full;
 
-static void judge_over_limit(const struct vcpu *v, unsigned int lc,
-                             unsigned int limit)
+static void judge_over_limit(const struct vcpu *v, unsigned int lc)
 {
     unsigned int c, own = v->processor, looked = 0;
 
@@ -109,7 +108,7 @@ static void judge_over_limit(const struct vcpu *v, unsigned int lc,
              !((harness_seen[c / 64] >> (c % 64)) & 1) )
             continue;
         looked++;
-        if ( count_list(c) < limit )
+        if ( count_list(c) < harness_limit_of(c) )
         {
             violation("add above the limit, a list it looked at had room",
                       v->vcpu_id, c);
@@ -124,7 +123,7 @@ static void judge_over_limit(const struct vcpu *v, unsigned int lc,
 }
 
 /* Run every woken vCPU on its pCPU until it halts again. */
-static void replay_run_queue(struct replay_cost *rc, unsigned int limit)
+static void replay_run_queue(struct replay_cost *rc)
 {
     while ( runq_head != runq_tail )
     {
@@ -149,8 +148,9 @@ static void replay_run_queue(struct replay_cost *rc, unsigned int limit)
         lc = list_cpu_of(v);
         if ( lc < 0 )
             violation("blocked vCPU on no list", v->vcpu_id, 0);
-        else if ( limit && count_list(lc) > limit )
-            judge_over_limit(v, lc, limit);
+        else if ( harness_limit_of(lc) &&
+                  count_list(lc) > harness_limit_of(lc) )
+            judge_over_limit(v, lc);
         if ( lc >= 0 && !tb_init_done )
         {
             /* with tracing off, learn from the lists themselves */
@@ -159,7 +159,7 @@ static void replay_run_queue(struct replay_cost *rc, unsigned int limit)
             st_adds++;
             if ( (unsigned int)lc != v->processor )
                 st_spilled++;
-            if ( limit && n > limit )
+            if ( harness_limit_of(lc) && n > harness_limit_of(lc) )
             {
                 st_over_limit++;
                 over_excused[lc] = true;
@@ -230,14 +230,14 @@ static void race_limit(spinlock_t *l)
     if ( may_offline(x) )
         cpu_offline(x, &race_rng);
     else if ( !cpu_online(x) )
-        cpu_up(x);
+        cpu_up(x, true);
     other_cpu_end(&ctx);
     st_races++;
     harness_preempt_lock = l;
 }
 
 static void replay_offline(const struct scenario *s, unsigned int x,
-                           uint64_t *rng)
+                           uint64_t *rng, struct replay_cost *rc)
 {
     unsigned int i;
 
@@ -246,7 +246,21 @@ static void replay_offline(const struct scenario *s, unsigned int x,
         cpu_offline(x, rng);
         return;
     }
-    cpu_disable(x, rng);
+    /*
+     * CPU_DOWN_PREPARE takes x out of its pool, which moves x's entries to
+     * the pool's other lists; a vCPU still running on x then blocks onto
+     * x's list before x goes down, as one can in Xen.
+     */
+    cpu_down_prepare(x);
+    for ( i = 0; i < nr_vcpus; i++ )
+        if ( is_blocked(&hv[i]->v) )
+        {
+            vcpu_unblock(&hv[i]->v);
+            hv[i]->v.processor = x;
+            replay_run_queue(rc);
+            break;
+        }
+    cpu_disable(x, rng, false);
     for ( i = 0; i < nr_vcpus; i++ )
         if ( is_blocked(&hv[i]->v) &&
              list_cpu_of(&hv[i]->v) == (int)x )
@@ -276,13 +290,24 @@ static void replay_offline_done(void)
     race_cpu = ~0u;
 }
 
+/* The limit of the lists of the domain's cpupool (0: none, or no pCPU). */
+static unsigned int pool_limit(void)
+{
+    unsigned int c;
+
+    for ( c = 0; c < nr_cpu_ids; c++ )
+        if ( cpu_online(c) && in_pool(c) )
+            return harness_limit_of(c);
+    return 0;
+}
+
 static int replay(const struct scenario *s, struct replay_cost *rc)
 {
     unsigned int events = s->events, burst_max = s->burst;
     unsigned int hotplug_every = s->hotplug, s3_every = s->s3;
     unsigned int hooks_every = s->hooks;
     uint64_t rng = s->seed, e;
-    unsigned int i, limit = harness_limit();
+    unsigned int i;
 
     rc->walk = calloc(events * 8 + 16, sizeof(uint64_t));
     rc->block = calloc(events * 8 + nr_vcpus * 2 + 16, sizeof(uint64_t));
@@ -291,7 +316,7 @@ static int replay(const struct scenario *s, struct replay_cost *rc)
     /* boot: every vCPU runs once and halts */
     for ( i = 0; i < nr_vcpus; i++ )
         runq[runq_tail++ % MAX_VCPUS] = hv[i];
-    replay_run_queue(rc, limit);
+    replay_run_queue(rc);
     digest_state(0);
 
     for ( e = 1; e <= events; e++ )
@@ -305,11 +330,15 @@ static int replay(const struct scenario *s, struct replay_cost *rc)
             unsigned int x = 1 + rng_next(&rng) % (nr_cpu_ids - 1);
 
             if ( may_offline(x) )
-                replay_offline(s, x, &rng);
+                replay_offline(s, x, &rng, rc);
             else if ( !cpu_online(x) )
-                cpu_up(x);
+                cpu_up(x, true);
             replay_pending();
-            limit = harness_limit();
+        }
+        if ( s->pool_moves && rng_next(&rng) % s->pool_moves == 0 )
+        {
+            pool_change(&rng);
+            replay_pending();
         }
         if ( s->up_cancel && e % s->up_cancel == 0 )
         {
@@ -329,13 +358,11 @@ static int replay(const struct scenario *s, struct replay_cost *rc)
             hooks_toggle();
             harness_preempt_lock = NULL;
             replay_pending();
-            limit = harness_limit();
         }
         if ( s3_every && e % s3_every == 0 )
         {
             suspend_resume(&rng);
             replay_pending();
-            limit = harness_limit();
         }
         if ( s->timer && rng_next(&rng) % s->timer == 0 )
             vcpu_unblock(&hv[rng_next(&rng) % nr_vcpus]->v);
@@ -374,7 +401,7 @@ static int replay(const struct scenario *s, struct replay_cost *rc)
             rc->walk[rc->nwalk++] = t1 - t0;
             harness_cpu = ~0u;
         }
-        replay_run_queue(rc, limit);
+        replay_run_queue(rc);
         replay_offline_done();
         digest_state(e);
         check_invariants(false);
@@ -421,10 +448,11 @@ void run_replay(const struct scenario *s)
            "\"lost_wakeups\": %" PRIu64 ", "
            "\"invariant_violations\": %" PRIu64 ", "
            "\"running_ndst_stale\": %" PRIu64 ", \"races\": %" PRIu64 ", "
+           "\"pool_changes\": %" PRIu64 ", "
            "\"trace\": %s%s%s, \"trace_records\": %" PRIu64 ", "
            "\"digest\": \"%016" PRIx64 "\"}\n",
            s->name, s->pcpus, num_online_cpus(), s->vcpus,
-           harness_limit(),
+           pool_limit(),
            (uint64_t)st_max_len, (uint64_t)st_adds,
            (uint64_t)st_spilled, (uint64_t)st_over_limit,
            (uint64_t)st_over_full, (uint64_t)st_over_alone,
@@ -436,6 +464,7 @@ void run_replay(const struct scenario *s)
            (uint64_t)st_woken, (uint64_t)st_posted,
            (uint64_t)st_lost, (uint64_t)st_violations,
            (uint64_t)st_running_ndst_stale, (uint64_t)st_races,
+           (uint64_t)st_pool_changes,
            s->trace ? "\"" : "", s->trace ? s->trace : "null", s->trace ? "\"" : "",
            trace_records, digest);
     free(rc.walk);
@@ -477,9 +506,13 @@ void run_stress(const struct scenario *s)
             if ( may_offline(x) )
                 cpu_offline(x, &rng);
             else if ( !cpu_online(x) )
-                cpu_up(x);
+                cpu_up(x, true);
             hotplugs++;
         }
+        if ( s->pool_moves && rng_next(&rng) % s->pool_moves == 0 )
+            pool_change(&rng);
+        if ( s->hooks && rng_next(&rng) % s->hooks == 0 )
+            hooks_toggle();
         pthread_rwlock_wrlock(&stop_machine);
         check_invariants(false);
         pthread_rwlock_unlock(&stop_machine);
@@ -541,7 +574,7 @@ void run_stress(const struct scenario *s)
            "\"running_ndst_stale\": %" PRIu64 ", "
            "\"trace\": %s%s%s, \"trace_records\": %" PRIu64 "}\n",
            s->name, s->pcpus, num_online_cpus(), s->vcpus,
-           harness_limit(), s->seconds, checks,
+           pool_limit(), s->seconds, checks,
            hotplugs, (uint64_t)st_max_len, (uint64_t)st_adds,
            (uint64_t)st_spilled, (uint64_t)st_over_limit,
            (uint64_t)st_moves, (uint64_t)st_walks, (uint64_t)st_blocks,

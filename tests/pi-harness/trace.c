@@ -66,20 +66,21 @@ static void trace_observe(uint32_t event, const uint32_t *d)
         break;
     case TRC_HW_IRQ_PI_LIST_MOVE:
         st_moves++;
-        if ( harness_limit() && d[3] > harness_limit() )
+        if ( harness_limit_of(d[2]) && d[3] > harness_limit_of(d[2]) )
         {
             unsigned int c;
 
             st_over_limit++;
             over_excused[d[2]] = true;
             /*
-             * The docs promise that the fixup only goes above the limit
-             * when no online list of the pool is below it.  Single-threaded,
-             * the lists are as the fixup left them.
+             * The docs promise that a move (the CPU-dead fixup, a cpupool
+             * change) only goes above the limit when no online list of the
+             * pool is below it.  Single-threaded, the lists are as the move
+             * left them.
              */
             for ( c = 0; !threaded && c < nr_cpu_ids; c++ )
                 if ( cpu_online(c) && in_pool(c) &&
-                     count_list(c) < harness_limit() )
+                     count_list(c) < harness_limit_of(c) )
                 {
                     violation("fixup moved above the limit, a list below it "
                               "existed", d[2], c);

@@ -15,7 +15,8 @@
 #include "ref-pi.c"
 void harness_wakeup(void) { pi_wakeup_interrupt(NULL); }
 void harness_set_limit(const char *s) { (void)s; }
-unsigned int harness_limit(void) { return 0; }
+unsigned int harness_limit_of(unsigned int c) { (void)c; return 0; }
+void harness_pools_changed(void) { }
 void harness_account(struct domain *d, bool assign) { (void)d; (void)assign; }
 unsigned int harness_list_len(unsigned int c) { (void)c; return 0; }
 unsigned int harness_list_max(unsigned int c) { (void)c; return 0; }
@@ -32,7 +33,11 @@ void harness_set_limit(const char *s)
         exit(2);
     }
 }
-unsigned int harness_limit(void) { return read_atomic(&pi_list_limit); }
+unsigned int harness_limit_of(unsigned int c)
+{
+    return read_atomic(&per_cpu(vmx_pi_blocking, c).limit);
+}
+void harness_pools_changed(void) { arch_cpupool_changed(); }
 void harness_account(struct domain *d, bool assign)
 {
     vmx_pi_limit_account(d, assign);
@@ -58,6 +63,11 @@ void harness_block_hook(struct vcpu *v) { vmx_vcpu_block(v); }
 void harness_switch_from(struct vcpu *v) { vmx_pi_switch_from(v); }
 void harness_switch_to(struct vcpu *v) { vmx_pi_switch_to(v); }
 void harness_do_resume(struct vcpu *v) { vmx_pi_do_resume(v); }
+#ifdef PI_REF
+void harness_pre_intr_assist(struct vcpu *v) { (void)v; }
+#else
+void harness_pre_intr_assist(struct vcpu *v) { vmx_pi_ndst_home(v); }
+#endif
 void harness_fixup(unsigned int cpu) { vmx_pi_desc_fixup(cpu); }
 
 struct list_head *harness_list(unsigned int c)

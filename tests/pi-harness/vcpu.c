@@ -66,10 +66,18 @@ unsigned int get_random(void)
     return r;
 }
 
+/*
+ * Two cpupools: pool 0 holds pCPUs pool_first..pool_last at the start
+ * (all of them without --pool), pool 1 the others.  As in Xen, a pool's
+ * cpu_valid holds only pCPUs that are up (S3 aside: there Xen keeps the
+ * pools as they are), and every change of a domain's or a pCPU's pool is
+ * followed by arch_cpupool_changed().  Both domains start in pool 0.
+ */
 struct cpupool {
     cpumask_t cpu_valid;
 };
-static struct cpupool pool;
+static struct cpupool pools[2];
+static unsigned char home[NR_CPUS];     /* the pool a pCPU is in, or was */
 unsigned int pool_first, pool_last = ~0u;
 
 const cpumask_t *cpupool_valid_cpus(const struct cpupool *p)
@@ -77,38 +85,190 @@ const cpumask_t *cpupool_valid_cpus(const struct cpupool *p)
     return &p->cpu_valid;
 }
 
+static struct domain dom2 = { .domain_id = 2, .max_vcpus = 16,
+                              .cpupool = &pools[0] };
+static struct domain dom = { .domain_id = 1, .cpupool = &pools[0],
+                             .next_in_list = &dom2 };
+struct domain *domain_list = &dom;
+int domlist_read_lock;
+static bool dom2_hooks;
+
+/* Whether pCPU @cpu is in the cpupool of the domain whose vCPUs run here. */
 bool in_pool(unsigned int cpu)
 {
-    return cpu >= pool_first && cpu <= pool_last;
+    return cpumask_test_cpu(cpu, &dom.cpupool->cpu_valid);
 }
 
-/* Whether a pCPU of the pool other than @except is online. */
-bool pool_online(unsigned int except)
+static bool pool_has_online(const struct cpupool *p, unsigned int except)
 {
     unsigned int c;
 
-    for ( c = pool_first; c <= pool_last && c < nr_cpu_ids; c++ )
+    for_each_cpu ( c, &p->cpu_valid )
         if ( c != except && cpu_online(c) )
             return true;
     return false;
 }
 
+/* Whether a pCPU of the domain's pool other than @except is online. */
+bool pool_online(unsigned int except)
+{
+    return pool_has_online(dom.cpupool, except);
+}
+
+static bool pool_has_domains(const struct cpupool *p)
+{
+    return dom.cpupool == p || dom2.cpupool == p;
+}
+
 /*
  * CPU hotplug in the scenarios: not pCPU 0, at least 2 pCPUs stay online,
  * and, as Xen refuses to take a cpupool's last pCPU while it has domains,
- * one of the pool's.
+ * another of its pool stays.
  */
 bool may_offline(unsigned int cpu)
 {
+    const struct cpupool *p = &pools[home[cpu]];
+
     return cpu && cpu_online(cpu) && num_online_cpus() > 2 &&
-           (!in_pool(cpu) || pool_online(cpu));
+           (!pool_has_domains(p) || pool_has_online(p, cpu));
 }
 
-static struct domain dom = { .domain_id = 1, .cpupool = &pool };
-/* A second domain, without vCPUs here, whose device comes and goes. */
-static struct domain dom2 = { .domain_id = 2, .max_vcpus = 16 };
-static bool dom2_hooks;
-unsigned int blockable_vcpus;
+/*
+ * --fixup-posts: a device posts to the vCPU the CPU-dead fixup (or a
+ * cpupool change) is moving, once per entry, at one of the steps for it: a
+ * lock taken or released (the fixup only), a write to its PI descriptor
+ * (NDST), a read or update of ON or SN.  The step is the entry's number modulo FIXUP_STEPS, so that
+ * over a list every step gets its post.  The notification, if any, is
+ * raised as any other.
+ */
+#define FIXUP_STEPS 6
+static unsigned int fixup_cpu;
+void (*harness_step_hook)(const void *p);
+
+static void fixup_step(struct vcpu *cur)
+{
+    static struct vcpu *last;
+    static unsigned int step, entry;
+
+    if ( !cur )
+        return;
+    if ( cur != last )
+    {
+        last = cur;
+        step = 0;
+        entry++;
+    }
+    if ( step++ == entry % FIXUP_STEPS )
+        raise_irq(post_interrupt(cur));
+}
+
+/* The entry the fixup is at: the first left on the dead pCPU's list. */
+static void fixup_post_lock(spinlock_t *l)
+{
+    struct list_head *head = harness_list(fixup_cpu);
+
+    if ( in_fixup && l != harness_list_lock(fixup_cpu) && !list_empty(head) )
+        fixup_step(container_of(head->next, struct vcpu,
+                                arch.hvm.vmx.pi_blocking.list));
+}
+
+static void fixup_post_desc(const void *p)
+{
+    unsigned int i;
+
+    if ( !in_fixup )
+        return;
+    for ( i = 0; i < nr_vcpus; i++ )
+    {
+        const char *d = (const char *)&hv[i]->v.arch.hvm.vmx.pi_desc;
+
+        if ( (const char *)p >= d &&
+             (const char *)p < d + sizeof(struct pi_desc) )
+        {
+            fixup_step(&hv[i]->v);
+            return;
+        }
+    }
+}
+
+/*
+ * What cpupool.c does after a change: tell the arch code, which here
+ * runs on another pCPU and, like the CPU-dead fixup, may nest list locks.
+ */
+static void pools_changed(void)
+{
+    unsigned int saved = harness_cpu;
+
+    harness_cpu = cpumask_first(&cpu_online_map);
+    in_fixup = true;
+    if ( fixup_posts )
+        harness_step_hook = fixup_post_desc;
+    harness_pools_changed();
+    if ( fixup_posts )
+        harness_step_hook = NULL;
+    in_fixup = false;
+    harness_cpu = saved;
+    limits_changed();
+}
+
+/* The pCPU leaves or joins its pool (CPU_DOWN_PREPARE / CPU_ONLINE). */
+static void pool_cpu(unsigned int cpu, bool join)
+{
+    if ( join )
+        cpumask_set_cpu(cpu, &pools[home[cpu]].cpu_valid);
+    else
+        cpumask_clear_cpu(cpu, &pools[home[cpu]].cpu_valid);
+    pools_changed();
+}
+
+/* A pCPU of the domain's pool for @v, whatever its state (as the scheduler). */
+static void place(struct harness_vcpu *h, uint64_t *rng);
+
+/*
+ * A cpupool change of the replay or the stress: the domain moves to the
+ * other pool (if that has a pCPU up), or a pCPU moves to the other pool
+ * (if its own keeps one up while it has domains).  As sched_move_domain()
+ * and cpu_disable_scheduler(), the scheduler gives the vCPUs concerned new
+ * pCPUs, each with the vCPU's own steps held off.
+ */
+void pool_change(uint64_t *rng)
+{
+    struct cpupool *other = &pools[dom.cpupool == &pools[0]];
+    unsigned int i, x;
+
+    if ( rng_next(rng) & 1 )
+    {
+        if ( !pool_has_online(other, ~0u) )
+            return;
+        for ( i = 0; i < nr_vcpus; i++ )
+            pthread_mutex_lock(&hv[i]->sched);
+        dom.cpupool = other;
+        for ( i = 0; i < nr_vcpus; i++ )
+            place(hv[i], rng);
+        for ( i = 0; i < nr_vcpus; i++ )
+            pthread_mutex_unlock(&hv[i]->sched);
+        pools_changed();
+        st_pool_changes++;
+        return;
+    }
+
+    x = 1 + rng_next(rng) % (nr_cpu_ids - 1);
+    if ( !cpu_online(x) ||
+         (pool_has_domains(&pools[home[x]]) &&
+          !pool_has_online(&pools[home[x]], x)) )
+        return;
+    pool_cpu(x, false);
+    for ( i = 0; i < nr_vcpus; i++ )
+    {
+        pthread_mutex_lock(&hv[i]->sched);
+        if ( hv[i]->v.processor == x && &pools[home[x]] == dom.cpupool )
+            place(hv[i], rng);
+        pthread_mutex_unlock(&hv[i]->sched);
+    }
+    home[x] = !home[x];
+    pool_cpu(x, true);
+    st_pool_changes++;
+}
 
 /*
  * vmx_pi_hooks_deassign() on a domain that never had the hooks (the
@@ -121,7 +281,28 @@ void hooks_toggle(void)
         harness_account(&dom2, false);
     dom2_hooks = !dom2_hooks;
     harness_account(&dom2, dom2_hooks);
-    blockable_vcpus += dom2_hooks ? dom2.max_vcpus : -dom2.max_vcpus;
+    limits_changed();
+}
+
+/* B of pCPU @c's limit (0 for a pCPU in no pool, a free one). */
+unsigned int pool_blockable_vcpus(unsigned int c)
+{
+    const struct cpupool *p = &pools[home[c]];
+
+    if ( !cpumask_test_cpu(c, &p->cpu_valid) )
+        return 0;
+    return (dom.cpupool == p ? nr_vcpus : 0) +
+           (dom2.cpupool == p && dom2_hooks ? dom2.max_vcpus : 0);
+}
+
+/* The online pCPUs of @c's pool: P of its limit. */
+unsigned int pool_online_cpus(unsigned int c)
+{
+    unsigned int n = 0, x;
+
+    for_each_cpu ( x, &pools[home[c]].cpu_valid )
+        n += cpu_online(x);
+    return n;
 }
 /* One page each, as Xen's alloc_vcpu_struct() gives them. */
 struct harness_vcpu *hv[MAX_VCPUS];
@@ -193,6 +374,76 @@ static void save_lazy(unsigned int cpu, struct vcpu *prev)
     }
 }
 
+/*
+ * The way into the guest, as vmx_asm_do_vmentry: vmx_intr_assist() (which
+ * starts with pi.c's hook, then syncs PIR into the IRR when ON is set),
+ * interrupts off, vmx_vmenter_helper() (pi.c's resume).
+ *
+ * --entry-posts (replay): a device posts to the entering vCPU once, at one
+ * of the steps of its entry: before or after each of those, or after any
+ * write pi.c makes to its descriptor meanwhile; the step is the entry's
+ * number modulo ENTRY_STEPS.  A post before the sync is delivered by it; one
+ * after it must notify the vCPU's own pCPU, which then goes round the entry
+ * path again (upstream has that window too), or the interrupt would wait in
+ * PIR for the vCPU's next VM exit.
+ */
+#define ENTRY_STEPS 8
+bool entry_posts;
+static struct vcpu *entering;
+static unsigned int entry_step, entry_post_at;
+static bool entry_synced;
+
+static void entry_post(void)
+{
+    int notified, raise;
+
+    if ( entry_step++ != entry_post_at )
+        return;
+    raise = post_interrupt_to(entering, &notified);
+    if ( entry_synced && notified != (int)entering->processor )
+        violation("posted after the PIR sync on entry, not notified to the "
+                  "vCPU's own pCPU", entering->vcpu_id, notified);
+    raise_irq(raise);
+}
+
+static void entry_step_desc(const void *p)
+{
+    const char *d = (const char *)&entering->arch.hvm.vmx.pi_desc;
+
+    if ( (const char *)p >= d && (const char *)p < d + sizeof(struct pi_desc) )
+        entry_post();
+}
+
+static void vm_entry(struct vcpu *v)
+{
+    static unsigned int entries;
+
+    if ( entry_posts )
+    {
+        entering = v;
+        entry_step = 0;
+        entry_post_at = entries++ % ENTRY_STEPS;
+        entry_synced = false;
+        harness_step_hook = entry_step_desc;
+        entry_post();
+    }
+    harness_pre_intr_assist(v);
+    if ( entry_posts )
+        entry_post();
+    sync_pir_to_irr(v);
+    if ( entry_posts )
+    {
+        entry_synced = true;
+        entry_post();
+    }
+    harness_do_resume(v);
+    if ( entry_posts )
+    {
+        entry_post();
+        harness_step_hook = NULL;
+    }
+}
+
 /* Load @v on its pCPU (exec lock held): lazy context switch as Xen's. */
 void context_switch_in(struct vcpu *v)
 {
@@ -213,7 +464,7 @@ void context_switch_in(struct vcpu *v)
         curr_vcpu[cpu] = v;
         v->h->loaded_on = cpu;
     }
-    harness_do_resume(v);
+    vm_entry(v);
 }
 
 /* HLT: Xen's vcpu_block() with the PI hook. */
@@ -269,6 +520,11 @@ unsigned int pick_online(uint64_t *rng)
         c = rng_next(rng) % nr_cpu_ids;
     while ( !cpu_online(c) || (pool_ok && !in_pool(c)) );
     return c;
+}
+
+static void place(struct harness_vcpu *h, uint64_t *rng)
+{
+    h->v.processor = pick_online(rng);
 }
 
 void *vcpu_thread(void *arg)
@@ -328,48 +584,26 @@ void *timer_thread(void *arg)
     return NULL;
 }
 
-/*
- * A device posts to the vCPU the CPU-dead fixup is deciding about (the
- * first one left on the dead pCPU's list when the fixup takes another
- * pCPU's list lock), alternately as the fixup takes that lock and as it
- * releases it.  The notification, if any, is raised as any other.
- */
-static unsigned int fixup_cpu;
-
-static void fixup_post(spinlock_t *l)
+/* CPU_DOWN_PREPARE: the cpupool code takes @x out of its pool. */
+void cpu_down_prepare(unsigned int x)
 {
-    static struct vcpu *cur;    /* to post to at release */
-    static bool taken;
-    static unsigned int n;
-    struct list_head *head = harness_list(fixup_cpu);
-
-    if ( !in_fixup || l == harness_list_lock(fixup_cpu) )
-        return;
-    if ( (taken = !taken) )
-    {
-        cur = list_empty(head) ? NULL
-                               : container_of(head->next, struct vcpu,
-                                              arch.hvm.vmx.pi_blocking.list);
-        if ( cur && (n++ & 1) )
-        {
-            raise_irq(post_interrupt(cur));
-            cur = NULL;
-        }
-    }
-    else if ( cur )
-        raise_irq(post_interrupt(cur));
+    pool_cpu(x, false);
 }
 
 /* Take pCPU @x offline: __cpu_disable() in stop-machine, then CPU_DEAD. */
 void cpu_offline(unsigned int x, uint64_t *rng)
 {
-    cpu_disable(x, rng);
+    cpu_disable(x, rng, true);
     cpu_dead(x, true);
 }
 
-void cpu_disable(unsigned int x, uint64_t *rng)
+/* @pools: the pCPU leaves its pool first (not for S3, as in Xen). */
+void cpu_disable(unsigned int x, uint64_t *rng, bool pools)
 {
     unsigned int i;
+
+    if ( pools )
+        cpu_down_prepare(x);
 
     /* stop_machine: __cpu_disable() */
     pthread_rwlock_wrlock(&stop_machine);
@@ -411,11 +645,18 @@ void cpu_dead(unsigned int x, bool free)
     if ( fixup_posts )
     {
         fixup_cpu = x;
-        harness_lock_hook = fixup_post;
+        harness_lock_hook = fixup_post_lock;
+        harness_step_hook = fixup_post_desc;
     }
     harness_fixup(x);
+    if ( fixup_posts )
+    {
+        harness_lock_hook = NULL;
+        harness_step_hook = NULL;
+    }
     in_fixup = false;
     harness_cpu = ~0u;
+    limits_changed();
     /*
      * Xen frees the per-CPU area with call_rcu(): code that read a pointer
      * into it before the fixup (an unblock about to take that list's lock)
@@ -431,10 +672,11 @@ void cpu_dead(unsigned int x, bool free)
     if ( !tb_init_done )
     {
         /* no PI_LIST_MOVE records to learn from: look at the lists */
-        unsigned int c, limit = harness_limit();
+        unsigned int c;
 
         for ( c = 0; c < nr_cpu_ids; c++ )
-            if ( limit && count_list(c) > limit )
+            if ( cpu_online(c) && harness_limit_of(c) &&
+                 count_list(c) > harness_limit_of(c) )
                 over_excused[c] = true;
     }
 }
@@ -457,9 +699,9 @@ static void ap_starts(unsigned int x)
     harness_cpu = ~0u;
 }
 
-void cpu_up(unsigned int x)
+/* @pools: the pCPU joins its pool again once online (not for S3). */
+void cpu_up(unsigned int x, bool pools)
 {
-    unsigned int c, limit = harness_limit();
 
     pthread_rwlock_wrlock(&stop_machine);
     if ( count_list(x) )
@@ -475,10 +717,9 @@ void cpu_up(unsigned int x)
         cpu_notifier->notifier_call(cpu_notifier, CPU_ONLINE,
                                     (void *)(uintptr_t)x);
     harness_cpu = ~0u;
-    /* A lower limit leaves longer lists as they are (see the docs). */
-    if ( harness_limit() < limit )
-        for ( c = 0; c < nr_cpu_ids; c++ )
-            over_excused[c] = true;
+    limits_changed();
+    if ( pools )
+        pool_cpu(x, true);
 }
 
 /*
@@ -501,20 +742,23 @@ void cpu_up_canceled(unsigned int x)
  */
 void suspend_resume(uint64_t *rng)
 {
+    cpumask_t up = cpu_online_map;
     unsigned int c;
 
     /* Xen keeps the per-CPU areas of CPUs taken down for S3. */
     for ( c = 1; c < nr_cpu_ids; c++ )
         if ( cpu_online(c) )
         {
-            cpu_disable(c, rng);
+            cpu_disable(c, rng, false);
             cpu_dead(c, false);
         }
     harness_cpu = 0;
     harness_per_cpu_init(0);
     harness_cpu = ~0u;
-    for ( c = 1; c < nr_cpu_ids; c++ )
-        cpu_up(c);
+    /* Suspend and resume leave the cpupools as they are. */
+    for_each_cpu ( c, &up )
+        if ( c )
+            cpu_up(c, false);
     /* The scheduler puts vCPUs back on their pool's pCPUs. */
     for ( c = 0; c < nr_vcpus; c++ )
         if ( !in_pool(hv[c]->v.processor) )
@@ -531,8 +775,11 @@ void setup(unsigned int pcpus, unsigned int vcpus, bool all_on_0,
     nr_vcpus = vcpus;
     if ( pool_last >= pcpus )
         pool_last = pcpus - 1;
-    for ( c = pool_first; c <= pool_last; c++ )
-        cpumask_set_cpu(c, &pool.cpu_valid);
+    for ( c = 0; c < pcpus; c++ )
+    {
+        home[c] = c < pool_first || c > pool_last;
+        cpumask_set_cpu(c, &pools[home[c]].cpu_valid);
+    }
     harness_vectors(WAKEUP_VECTOR, POSTED_VECTOR);
     for ( c = 0; c < pcpus; c++ )
     {
@@ -583,7 +830,6 @@ void setup(unsigned int pcpus, unsigned int vcpus, bool all_on_0,
         hv[i]->v.arch.hvm.vmx.pi_desc.ndst = ndst_of(hv[i]->v.processor);
     harness_cpu = 0;
     harness_account(&dom, true);
-    blockable_vcpus = vcpus;
     harness_cpu = ~0u;
 }
 
