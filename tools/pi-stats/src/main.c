@@ -164,31 +164,23 @@ static int emit(enum pis_fmt fmt, FILE *f, struct pis_report *const *ok, int nok
     }
 }
 
-static int write_to(const char *path, enum pis_fmt fmt, int svg,
-                    struct pis_report *const *ok, int nok,
-                    const struct pis_report *merged,
-                    const struct pis_out_opts *o)
+static int open_target(struct pis_atomic *a, const char *path)
 {
-    struct pis_atomic a;
-    int rc;
+    char err[256];
 
-    if (pis_atomic_open(&a, path)) {
-        fprintf(stderr, "pi-stats: %s: cannot create: %s\n", path,
-                strerror(errno));
+    if (pis_atomic_open(a, path, err, sizeof(err))) {
+        fprintf(stderr, "pi-stats: %s: %s\n", path, err);
         return -1;
     }
-    if (svg)
-        rc = pis_out_svg(a.f, merged ? merged : ok[0], o);
-    else
-        rc = emit(fmt, a.f, ok, nok, merged, o);
-    if (rc) {
-        fprintf(stderr, "pi-stats: %s: cannot write output\n", path);
-        pis_atomic_abort(&a);
-        return -1;
-    }
-    if (pis_atomic_commit(&a)) {
-        fprintf(stderr, "pi-stats: %s: cannot write: %s\n", path,
-                strerror(errno));
+    return 0;
+}
+
+static int commit_target(struct pis_atomic *a, const char *path)
+{
+    char err[256];
+
+    if (pis_atomic_commit(a, err, sizeof(err))) {
+        fprintf(stderr, "pi-stats: %s: %s\n", path, err);
         return -1;
     }
     return 0;
@@ -254,20 +246,53 @@ static int merge_all(struct pis_report *m, struct pis_report *const *ok,
     return 0;
 }
 
-/* Report, SVG: returns PIS_EXIT_OK or PIS_EXIT_INTERNAL. */
+/* Whether the -o and --svg targets are usable, before any input is read. */
+static int check_targets(const struct pis_cli *c)
+{
+    const char *t[2] = { c->out, c->svg };
+    char err[256];
+
+    for (int i = 0; i < 2; i++)
+        if (t[i] && pis_atomic_check(t[i], err, sizeof(err))) {
+            fprintf(stderr, "pi-stats: %s: %s\n", t[i], err);
+            return -1;
+        }
+    return 0;
+}
+
+/* Report, SVG: returns PIS_EXIT_OK or PIS_EXIT_INTERNAL.  Both are
+ * written before either replaces a file, so a failure changes neither. */
 static int output(const struct pis_cli *c, struct pis_report *const *ok,
                   int nok, const struct pis_report *m)
 {
-    if (c->out) {
-        if (write_to(c->out, c->fmt, 0, ok, nok, m, &c->o))
-            return PIS_EXIT_INTERNAL;
-    } else if (emit(c->fmt, stdout, ok, nok, m, &c->o) || fflush(stdout)) {
-        fprintf(stderr, "pi-stats: cannot write to standard output\n");
+    struct pis_atomic out, svg;
+    const char *name = c->out ? c->out : "-";
+    int bad;
+
+    memset(&svg, 0, sizeof(svg));
+    if (open_target(&out, name))
+        return PIS_EXIT_INTERNAL;
+    if (c->svg && open_target(&svg, c->svg)) {
+        pis_atomic_abort(&out);
         return PIS_EXIT_INTERNAL;
     }
-    if (c->svg && write_to(c->svg, c->fmt, 1, ok, nok, m, &c->o))
+    bad = emit(c->fmt, out.f, ok, nok, m, &c->o);
+    if (!bad && c->svg)
+        bad = pis_out_svg(svg.f, m ? m : ok[0], &c->o);
+    if (bad) {
+        fprintf(stderr, "pi-stats: %s: cannot write output\n", name);
+        pis_atomic_abort(&out);
+        pis_atomic_abort(&svg);
         return PIS_EXIT_INTERNAL;
-    return PIS_EXIT_OK;
+    }
+    bad = commit_target(&out, name);
+    if (c->svg) {
+        if (bad)
+            pis_atomic_abort(&svg);
+        else
+            bad = commit_target(&svg, c->svg);
+    }
+    return bad ? PIS_EXIT_INTERNAL : PIS_EXIT_OK;
 }
 
 int main(int argc, char **argv)
@@ -278,6 +303,8 @@ int main(int argc, char **argv)
 
     if ((rc = pis_cli_parse(&c, argc, argv)) >= 0)
         return rc;
+    if (check_targets(&c))
+        return PIS_EXIT_INTERNAL;
     heap_setup();
     reps = calloc((size_t)c.ninputs, sizeof(*reps));
     ok = calloc((size_t)c.ninputs, sizeof(*ok));

@@ -5,7 +5,7 @@ or `prove tools/pi-stats/tests/pi-stats.t` (it builds what it needs).
 Environment: PI_STATS (binary), PI_STATS_UNIT (unit test dir), XENALYZE,
 TRACES (dir of the real dumps), BUILD (scratch dir, git-ignored).
 """
-import json, os, re, shutil, struct, subprocess, sys, tempfile, time
+import json, os, re, shutil, stat, struct, subprocess, sys, tempfile, time
 import traceback
 import xml.etree.ElementTree as ET
 
@@ -1101,6 +1101,157 @@ def svg_output_and_atomic_files():
     rc, o, err = run(['--json', '-o', out2, write('e', b'')])
     eq(rc, EXIT_NOT_TRACE, 'rc')
     check(not os.path.exists(out2), 'no output for a failed run')
+
+
+def scratch(name):
+    d = os.path.join(WORK, name)
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    return d
+
+
+def no_temporaries(d):
+    eq([f for f in os.listdir(d) if '.tmp.' in f], [], 'temporaries in ' + d)
+
+
+def read_bytes(path):
+    with open(path, 'rb') as f:
+        return f.read()
+
+
+def is_output(data, opt):
+    if opt == '-o':
+        return json.loads(data.decode())['records'] == 15
+    return ET.fromstring(data).tag.endswith('svg')
+
+
+def refused(args, name, what):
+    """Exit 1 and one line of error that names the target."""
+    rc, out, err = run(args)
+    eq(rc, EXIT_INTERNAL, 'rc for %s' % what)
+    eq(len(err.strip().splitlines()), 1, 'one line for %s: %s' % (what, err))
+    check(name in err, 'error names %s: %s' % (name, err))
+
+
+@test
+def output_targets_keep_what_they_are():
+    """-o and --svg: a regular file (or one a symlink names) or a new path
+    is replaced through a temporary with its mode and owner kept; a FIFO, a
+    character device and "-" are written straight into; a directory, a
+    dangling symlink or a directory that cannot be written is refused with
+    exit 1 and nothing changed."""
+    path = write('pi.bin', pi_trace())
+    for opt in ('-o', '--svg'):
+        d = scratch('targets' + opt.strip('-'))
+
+        def go(target, *extra):
+            return run(['--json', '-q', opt, target] + list(extra) + [path])
+
+        # regular file, 0640, another owner: replaced, mode and owner kept
+        reg = os.path.join(d, 'reg')
+        with open(reg, 'w') as f:
+            f.write('old')
+        os.chmod(reg, 0o640)
+        os.chown(reg, 1234, 5678)
+        rc, _, err = go(reg)
+        eq(rc, 0, 'rc regular: ' + err)
+        st = os.stat(reg)
+        eq((st.st_mode & 0o7777, st.st_uid, st.st_gid), (0o640, 1234, 5678),
+           'mode and owner of a regular file')
+        check(is_output(read_bytes(reg), opt), 'regular file written')
+        # a 0600 file stays 0600
+        priv = os.path.join(d, 'private')
+        with open(priv, 'w') as f:
+            f.write('old')
+        os.chmod(priv, 0o600)
+        rc, _, err = go(priv)
+        eq((rc, os.stat(priv).st_mode & 0o7777), (0, 0o600), '0600: ' + err)
+        # new path: 0666 less the umask
+        um = os.umask(0o022)
+        os.umask(um)
+        new = os.path.join(d, 'new')
+        rc, _, err = go(new)
+        eq(rc, 0, 'rc new: ' + err)
+        eq(os.stat(new).st_mode & 0o7777, 0o666 & ~um, 'mode of a new file')
+        check(is_output(read_bytes(new), opt), 'new file written')
+        # symlink to a file: the file is replaced, the link stays a link
+        tgt = os.path.join(d, 'target')
+        with open(tgt, 'w') as f:
+            f.write('old')
+        os.chmod(tgt, 0o604)
+        link = os.path.join(d, 'link')
+        os.symlink('target', link)
+        rc, _, err = go(link)
+        eq(rc, 0, 'rc symlink: ' + err)
+        check(os.path.islink(link) and os.readlink(link) == 'target',
+              'the symlink is still a symlink to target')
+        eq(os.stat(tgt).st_mode & 0o7777, 0o604, 'mode of the link target')
+        check(is_output(read_bytes(tgt), opt), 'link target written')
+        # dangling symlink: refused, nothing created
+        dang = os.path.join(d, 'dangling')
+        os.symlink('nowhere', dang)
+        refused(['-q', opt, dang, path], dang, 'a dangling symlink')
+        check(os.path.islink(dang) and
+              not os.path.exists(os.path.join(d, 'nowhere')),
+              'dangling symlink followed')
+        # directory: refused, and the other target is not touched either
+        sub = os.path.join(d, 'dir')
+        os.mkdir(sub)
+        keep = os.path.join(d, 'keep')
+        with open(keep, 'w') as f:
+            f.write('old')
+        other = '--svg' if opt == '-o' else '-o'
+        refused(['-q', opt, sub, other, keep, path], sub, 'a directory')
+        eq((os.listdir(sub), read_bytes(keep)), ([], b'old'),
+           'nothing changed after a refused directory')
+        # FIFO with a reader: written into, still a FIFO
+        fifo = os.path.join(d, 'fifo')
+        os.mkfifo(fifo)
+        reader = subprocess.Popen(['cat', fifo], stdout=subprocess.PIPE)
+        rc, _, err = go(fifo)
+        got = reader.communicate(timeout=20)[0]
+        eq(rc, 0, 'rc FIFO: ' + err)
+        check(is_output(got, opt), 'report read from the FIFO')
+        check(stat_is(fifo, 'S_ISFIFO'), 'FIFO replaced')
+        # character device (made here): written into, still the device
+        dev = os.path.join(d, 'null')
+        os.mknod(dev, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        rc, _, err = go(dev)
+        eq(rc, 0, 'rc device: ' + err)
+        check(stat_is(dev, 'S_ISCHR') and
+              os.stat(dev).st_rdev == os.makedev(1, 3), 'device replaced')
+        # "-": standard output (the report of --svg - goes to a file)
+        extra = ['-o', os.path.join(d, 'report')] if opt == '--svg' else []
+        rc, out, err = go('-', *extra)
+        eq(rc, 0, 'rc -: ' + err)
+        check(is_output(out.encode(), opt), 'output on stdout')
+        check(not os.path.exists(os.path.join(d, '-')), 'a file named -')
+        # a directory that cannot be written (without CAP_DAC_OVERRIDE,
+        # which root has): refused before any input is read (a missing
+        # input would be exit 3), its file untouched
+        ro = os.path.join(d, 'ro')
+        os.mkdir(ro)
+        old = os.path.join(ro, 'old')
+        with open(old, 'w') as f:
+            f.write('old')
+        os.chmod(ro, 0o555)
+        nocap = ['setpriv', '--bounding-set=-dac_override,-dac_read_search',
+                 '--inh-caps=-dac_override,-dac_read_search', '--', PI]
+        for t in (old, os.path.join(ro, 'new')):
+            p = subprocess.run(nocap + ['-q', opt, t, d + '/none'],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            err = p.stderr.decode()
+            eq(p.returncode, EXIT_INTERNAL, 'rc read-only dir: ' + err)
+            eq(len(err.strip().splitlines()), 1, 'one line: ' + err)
+            check(t in err and 'Permission denied' in err, err)
+        eq((sorted(os.listdir(ro)), read_bytes(old)), (['old'], b'old'),
+           'read-only directory changed')
+        os.chmod(ro, 0o755)
+        no_temporaries(d)
+
+
+def stat_is(path, test):
+    return getattr(stat, test)(os.lstat(path).st_mode)
 
 
 @test
