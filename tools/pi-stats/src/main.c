@@ -111,6 +111,8 @@ static int analyse(struct pis_report *rep, const char *name, int index,
     ic.pi = &rep->pi;
     ic.quiet = quiet;
     rep->pi.file = index;
+    rep->pi.diag = on_diag;
+    rep->pi.diag_ctx = &ic;
     if (pis_reader_init(&rd, on_rec, on_batch, on_diag, &ic) ||
         pis_pi_want(&rd, batched)) {
         fprintf(stderr, "pi-stats: out of memory\n");
@@ -122,6 +124,7 @@ static int analyse(struct pis_report *rep, const char *name, int index,
     live->name = name;
     st = pis_input_run(&rd, name, ctl, err, sizeof(err));
     pis_pi_end_input(&rep->pi);
+    rep->pi.diag = NULL;        /* ic ends here */
     pis_report_take(rep, &rd);
     pis_reader_free(&rd);
     for (int k = 0; k < PIS_DIAG_NKINDS; k++)

@@ -1,4 +1,5 @@
 /* pi.c - posted-interrupt event decoder; see pi.h. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,6 +46,36 @@ int pis_pi_want(struct pis_reader *r, int batched)
         if (pis_reader_want(r, ev[i].ev, batched && ev[i].order_free) != 0)
             return -1;
     return 0;
+}
+
+static const char *event_name(uint32_t ev)
+{
+    switch (ev) {
+    case PI_EVT_LIST_ADD:   return "PI_LIST_ADD";
+    case PI_EVT_WAKEUP:     return "PI_WAKEUP";
+    case PI_EVT_LIST_MOVE:  return "PI_LIST_MOVE";
+    case PI_EVT_OLD_BLOCK:  return "BLOCK_LIST";
+    default:                return "WAKEUP_START";
+    }
+}
+
+/* A malformed record at offset: counted, and warned about.  Too few
+ * words when nwords < need, else a pCPU id (cpu) out of range. */
+static void malformed(struct pis_pi *p, uint64_t offset, uint32_t ev,
+                      unsigned nwords, unsigned need, uint32_t cpu)
+{
+    char msg[128];
+
+    p->c.malformed++;
+    if (!p->diag)
+        return;
+    if (nwords < need)
+        snprintf(msg, sizeof(msg), "malformed %s record: %u extra words, "
+                 "needs %u", event_name(ev), nwords, need);
+    else
+        snprintf(msg, sizeof(msg), "malformed %s record: list pCPU %u, "
+                 "ids go up to %u", event_name(ev), cpu, PIS_MAX_CPUS - 1);
+    p->diag(p->diag_ctx, PIS_DIAG_PI_MALFORMED, offset, msg);
 }
 
 static int allowed(const struct pis_pi *p, uint32_t cpu)
@@ -95,7 +126,7 @@ static void list_add(struct pis_pi *p, const struct pis_rec *rec)
     uint32_t home, list, len, limit;
 
     if (rec->nwords < 4) {
-        p->c.malformed++;
+        malformed(p, rec->offset, rec->event, rec->nwords, 4, 0);
         return;
     }
     home = pis_rec_w(rec, 1) >> 16;
@@ -103,7 +134,7 @@ static void list_add(struct pis_pi *p, const struct pis_rec *rec)
     len = pis_rec_w(rec, 2);
     limit = pis_rec_w(rec, 3);
     if (list >= PIS_MAX_CPUS) {
-        p->c.malformed++;
+        malformed(p, rec->offset, rec->event, 4, 4, list);
         return;
     }
     if (!allowed(p, list)) {
@@ -133,12 +164,12 @@ static void list_in_word2(struct pis_pi *p, const struct pis_rec *rec,
     uint32_t pcpu;
 
     if (rec->nwords < 4) {
-        p->c.malformed++;
+        malformed(p, rec->offset, rec->event, rec->nwords, 4, 0);
         return;
     }
     pcpu = pis_rec_w(rec, 2);
     if (pcpu >= PIS_MAX_CPUS) {
-        p->c.malformed++;
+        malformed(p, rec->offset, rec->event, 4, 4, pcpu);
         return;
     }
     if (!allowed(p, pcpu)) {
@@ -160,7 +191,7 @@ static void list_in_word2(struct pis_pi *p, const struct pis_rec *rec,
 static void wakeup(struct pis_pi *p, const struct pis_rec *rec)
 {
     if (rec->nwords < 3) {
-        p->c.malformed++;
+        malformed(p, rec->offset, rec->event, rec->nwords, 3, 0);
         return;
     }
     if (!allowed(p, rec->cpu)) {
@@ -178,7 +209,7 @@ static void old_start(struct pis_pi *p, const struct pis_rec *rec)
     struct pis_pi_open *o = &p->open[rec->cpu];
 
     if (rec->nwords < 1) {
-        p->c.malformed++;
+        malformed(p, rec->offset, rec->event, rec->nwords, 1, 0);
         return;
     }
     p->c.legacy_start++;
@@ -336,6 +367,20 @@ static inline const unsigned char *odd_hdr(const unsigned char *q, uint32_t h,
     return q + 4 + ((h >> 31) << 3);
 }
 
+/* Record i of a batch is malformed: the per-record decoder counts it and
+ * says why. */
+static void batch_malformed(struct pis_pi *p, const struct pis_batch *b,
+                            size_t i)
+{
+    struct pis_rec rec;
+
+    pis_batch_rec(b, i, &rec);
+    if (rec.event == PI_EVT_WAKEUP)
+        wakeup(p, &rec);
+    else
+        list_add(p, &rec);
+}
+
 /* PI_WAKEUP records of one window: all samples go to the same pCPU's
  * histograms, counted as the records are read.  The batch loops are
  * instantiated per byte order (sw constant), like the reader's walk, and
@@ -357,10 +402,12 @@ static PIS_ALWAYS_INLINE void wakeup_batch(struct pis_pi *p,
         for (size_t i = 0; i < nb; i++) {
             const unsigned char *q = win + at[i];
             uint32_t h = pis_ld32o(q, sw);
-            bad += h != hv && !odd_hdr(q, h, 3, &no_tsc);
+            if (h != hv && !odd_hdr(q, h, 3, &no_tsc)) {
+                bad++;
+                batch_malformed(p, b, i);
+            }
         }
         p->c.no_tsc += no_tsc;
-        p->c.malformed += bad;
         p->c.filtered_out += nb - bad;
         return;
     }
@@ -377,6 +424,7 @@ static PIS_ALWAYS_INLINE void wakeup_batch(struct pis_pi *p,
             d += 12;
         } else if (!(d = odd_hdr(d, h, 3, &no_tsc))) {
             bad++;
+            batch_malformed(p, b, i);
             continue;
         }
         woken += pis_ld32o(d + 4, sw);
@@ -385,7 +433,6 @@ static PIS_ALWAYS_INLINE void wakeup_batch(struct pis_pi *p,
     }
     n = nb - bad;
     p->c.no_tsc += no_tsc;
-    p->c.malformed += bad;
     p->c.wakeup += n;
     p->c.woken += woken;
     put_end(p, &walked, n, &bw, PIS_M_WAKE_WALKED, b->cpu);
@@ -422,6 +469,7 @@ static PIS_ALWAYS_INLINE void list_add_batch(struct pis_pi *p,
             d += 12;
         } else if (!(d = odd_hdr(d, h, 4, &no_tsc))) {
             bad++;
+            batch_malformed(p, b, i);
             continue;
         }
         home = pis_ld32o(d + 4, sw) >> 16;
@@ -430,6 +478,7 @@ static PIS_ALWAYS_INLINE void list_add_batch(struct pis_pi *p,
         limit = pis_ld32o(d + 12, sw);
         if (list >= PIS_MAX_CPUS) {
             bad++;
+            batch_malformed(p, b, i);
             continue;
         }
         if (!allowed(p, list)) {
@@ -447,7 +496,6 @@ static PIS_ALWAYS_INLINE void list_add_batch(struct pis_pi *p,
     }
     adds = nb - bad - filtered;
     p->c.no_tsc += no_tsc;
-    p->c.malformed += bad;
     p->c.filtered_out += filtered;
     p->c.list_add += adds;
     p->c.spilled_adds += spilled;

@@ -66,6 +66,8 @@ struct pis_pi {
     struct pis_range range;     /* needs batched = 0 */
     int file;                   /* input index stamped on samples */
     int oom;
+    pis_diag_fn diag;           /* PIS_DIAG_PI_MALFORMED warnings, or NULL */
+    void *diag_ctx;
 };
 
 extern const char *const pis_metric_name[PIS_NMETRICS];

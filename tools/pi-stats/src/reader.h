@@ -67,6 +67,7 @@ enum pis_diag_kind {
     PIS_DIAG_CORRUPT,       /* bytes skipped to resynchronise */
     PIS_DIAG_TRUNCATED,     /* input ends inside a window or record */
     PIS_DIAG_TSC_BACK,      /* TSC went backwards on one pCPU */
+    PIS_DIAG_PI_MALFORMED,  /* a PI record too short or out of range */
     PIS_DIAG_NOT_TRACE,     /* fatal: input is not a xentrace dump */
     PIS_DIAG_NKINDS
 };

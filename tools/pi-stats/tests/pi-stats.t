@@ -659,15 +659,33 @@ def tsc_less_and_malformed_pi_records():
         g.pi_add(30, 1, 0, 0, 0, 4, 0),
     ])
     path = write('notsc.bin', data)
-    js, _ = run_json([path])
+    js, err = run_json([path])
     eq(js['pi_events']['no_tsc'], 1, 'no_tsc')
     eq(js['pi_events']['malformed'], 2, 'malformed')
     eq(js['wakeup_cycles']['count'], 1, 'untimed wakeup kept')
     eq(js['wakeup_cycles']['max_tsc'], None, 'no tsc -> null')
     eq(js['wakeup_cycles']['max_offset'], 12, 'offset still known')
     eq(js['list_length']['count'], 1, 'one good add')
+    # each is a warning with its offset and what is wrong with it
+    check('pi-stats: %s: byte 28: warning: malformed PI_LIST_ADD record: '
+          '2 extra words, needs 4\n' % path in err, err)
+    check('pi-stats: %s: byte 48: warning: malformed PI_LIST_ADD record: '
+          'list pCPU 5000, ids go up to 4095\n' % path in err, err)
     rc, _, err = run(['--strict', path])
     eq(rc, EXIT_DATA, 'strict on malformed PI records')
+    eq(err.count('warning: malformed'), 2, 'the warnings --strict points at')
+    # the same through the per-record decoder (--by), and too few words of
+    # the other PI records
+    data = g.window(1, [g.rec(g.PI_WAKEUP, 10, [1, 2]),
+                        g.rec(g.PI_MOVE, 20, [1, 2, 3]),
+                        g.rec(g.PI_MOVE, 30, [1, 2, 70000, 3])])
+    rc, _, err = run(['--by', 'vcpu', write('malformed2.bin', data)])
+    eq(rc, 0, 'rc: ' + err)
+    for off, what in ((12, 'PI_WAKEUP record: 2 extra words, needs 3'),
+                      (32, 'PI_LIST_MOVE record: 3 extra words, needs 4'),
+                      (56, 'PI_LIST_MOVE record: list pCPU 70000, ids go '
+                       'up to 4095')):
+        check('byte %d: warning: malformed %s\n' % (off, what) in err, err)
 
 
 @test
