@@ -83,12 +83,6 @@ static void on_rec(void *ctx, const struct pis_rec *rec)
     pis_pi_record(ic->pi, rec);
 }
 
-static void on_batch(void *ctx, const struct pis_batch *b)
-{
-    struct input_ctx *ic = ctx;
-    pis_pi_batch(ic->pi, b);
-}
-
 static int data_problems(const struct pis_report *r)
 {
     return r->st.corrupt_events || r->st.corrupt_bytes ||
@@ -98,7 +92,7 @@ static int data_problems(const struct pis_report *r)
 
 /* Read one input into rep.  Returns an exit code. */
 static int analyse(struct pis_report *rep, const char *name, int index,
-                   int quiet, int batched, const struct pis_input_ctl *ctl,
+                   int quiet, const struct pis_input_ctl *ctl,
                    struct pis_live_src *live)
 {
     struct pis_reader rd;
@@ -113,8 +107,7 @@ static int analyse(struct pis_report *rep, const char *name, int index,
     rep->pi.file = index;
     rep->pi.diag = on_diag;
     rep->pi.diag_ctx = &ic;
-    if (pis_reader_init(&rd, on_rec, on_batch, on_diag, &ic) ||
-        pis_pi_want(&rd, batched)) {
+    if (pis_reader_init(&rd, on_rec, on_diag, &ic) || pis_pi_want(&rd)) {
         fprintf(stderr, "pi-stats: out of memory\n");
         pis_reader_free(&rd);
         return PIS_EXIT_INTERNAL;
@@ -218,8 +211,7 @@ static int read_inputs(const struct pis_cli *c, struct pis_report *reps,
         }
         reps[i].pi.by = c->o.by;
         reps[i].pi.range = c->o.range;
-        r = analyse(&reps[i], name, i, c->quiet,
-                    c->o.by == PIS_BY_PCPU && !c->o.range.on, &ctl, &live);
+        r = analyse(&reps[i], name, i, c->quiet, &ctl, &live);
         if (r == PIS_EXIT_INTERNAL)
             return r;
         if (r != PIS_EXIT_OK) {

@@ -63,7 +63,7 @@ struct pis_pi {
     const unsigned char *cpu_filter;  /* bitmap, NULL = all */
     enum pis_by by;             /* list lengths also by domain or vCPU */
     struct pis_owners owners;   /* filled when by != PIS_BY_PCPU */
-    struct pis_range range;     /* needs batched = 0 */
+    struct pis_range range;
     int file;                   /* input index stamped on samples */
     int oom;
     pis_diag_fn diag;           /* PIS_DIAG_PI_MALFORMED warnings, or NULL */
@@ -74,13 +74,9 @@ extern const char *const pis_metric_name[PIS_NMETRICS];
 
 int pis_pi_init(struct pis_pi *p, const unsigned char *cpu_filter);
 void pis_pi_free(struct pis_pi *p);
-/* Register the events this decoder needs with a reader: batched = 1 for
- * speed, 0 to see every record in file order through pis_pi_record (the
- * results are the same).  by != PIS_BY_PCPU and range.on need
- * batched = 0. */
-int pis_pi_want(struct pis_reader *r, int batched);
+/* Register the events this decoder needs with a reader. */
+int pis_pi_want(struct pis_reader *r);
 void pis_pi_record(struct pis_pi *p, const struct pis_rec *rec);
-void pis_pi_batch(struct pis_pi *p, const struct pis_batch *b);
 /* End of one input: open legacy pairs are unmatched; state is reset. */
 void pis_pi_end_input(struct pis_pi *p);
 int pis_pi_merge(struct pis_pi *dst, const struct pis_pi *src);
