@@ -1,6 +1,9 @@
 /* out_common.c - bucket schemes shared by every output format, so that
  * histograms from different files and hosts merge by adding counts of
  * identical [low, high) buckets; names shared by the formats. */
+#include <inttypes.h>
+#include <stdio.h>
+
 #include "output.h"
 
 enum pis_scheme pis_metric_scheme(enum pis_metric_id m)
@@ -11,6 +14,19 @@ enum pis_scheme pis_metric_scheme(enum pis_metric_id m)
 uint64_t pis_metric_step(enum pis_metric_id m, const struct pis_out_opts *o)
 {
     return m == PIS_M_LIST_LEN && o->len_step ? o->len_step : 1;
+}
+
+void pis_fmt_time(char *buf, size_t len, uint64_t v, double hz)
+{
+    if (hz > 0)
+        snprintf(buf, len, "%.3f", (double)v * 1e6 / hz);
+    else
+        snprintf(buf, len, "%" PRIu64, v);
+}
+
+const char *pis_time_unit(double hz)
+{
+    return hz > 0 ? "us" : "cycles (no clock)";
 }
 
 const char *pis_byte_order_name(unsigned byte_order)

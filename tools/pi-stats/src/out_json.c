@@ -188,6 +188,11 @@ static int metric(FILE *f, const struct pis_report *r, enum pis_metric_id m,
     fprintf(f, ",\"%s\":{", pis_metric_name[m]);
     if (summary(f, &total, r->merged, o, &vc, &nvc))
         goto fail;
+    if (m == PIS_M_LIST_LEN) {
+        const struct pis_longest *l = &r->pi.longest;
+        kvn(f, "max_domain", l->set, l->dom);
+        kvn(f, "max_vcpu", l->set, l->vcpu);
+    }
     fprintf(f, ",\"scheme\":\"%s\",\"step\":%" PRIu64 ",\"buckets\":[",
             sc == PIS_LOG2 ? "log2" : "linear", sc == PIS_LOG2 ? 0 : step);
     b = pis_buckets(vc, nvc, sc, step, 0, &nb);

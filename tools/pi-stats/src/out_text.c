@@ -11,6 +11,8 @@
 
 #define BAR 52
 #define MAX_ROWS 48
+#define MANY_ROWS 16            /* more table rows than this: ... */
+#define WORST_ROWS 8            /* ... only the worst, unless --all */
 
 static const char *const metric_title[PIS_NMETRICS] = {
     "blocking-list length after each add/move, by the list's pCPU",
@@ -124,6 +126,16 @@ static int worse(const void *a, const void *b)
     return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
+/* Worst first by p99, then max, then in label order. */
+static int worse_p99(const void *a, const void *b)
+{
+    const struct trow *x = a, *y = b;
+
+    if (x->s.p99 != y->s.p99)
+        return x->s.p99 < y->s.p99 ? 1 : -1;
+    return worse(a, b);
+}
+
 /* The rows of metric m's table, in id order; NULL when out of memory
  * (or *n = 0 and a non-NULL pointer when there are none). */
 static struct trow *table_rows(const struct pis_report *r,
@@ -181,11 +193,12 @@ static int table(FILE *f, const struct pis_report *r, enum pis_metric_id m,
     for (size_t i = 0; i < n; i++)
         if ((int)strlen(t[i].label) > width)
             width = (int)strlen(t[i].label);
+    qsort(t, n, sizeof(*t), worse);
     shown = n;
-    if (o->top && o->top < n) {
-        qsort(t, n, sizeof(*t), worse);
+    if (o->top && o->top < n)
         shown = o->top;
-    }
+    else if (!o->top && !o->all && n > MANY_ROWS)
+        shown = WORST_ROWS;
     fprintf(f, "\n  %*s %10s %10s %10s %10s %10s %10s %10s%s  max at%s\n",
             width, head, "n", "min",
             "p50", "p90", "p99", "p99.9", "max",
@@ -193,8 +206,8 @@ static int table(FILE *f, const struct pis_report *r, enum pis_metric_id m,
     for (size_t i = 0; i < shown; i++)
         row(f, &t[i], width, by_owner, hz, o, r->merged);
     if (shown < n)
-        fprintf(f, "  (%zu more rows not shown: --top %u keeps the worst "
-                "by max, then p99)\n", n - shown, o->top);
+        fprintf(f, "  (%zu more rows not shown: the %zu worst by max, then "
+                "p99; --all shows every one)\n", n - shown, shown);
     row(f, &all, width, by_owner, hz, o, r->merged);
     free(t);
     return 0;
@@ -421,10 +434,118 @@ static int one(FILE *f, const struct pis_report *r,
     return 0;
 }
 
+/* Where metric m of r is worst: *all its total, *by_max the pCPU where
+ * the total's maximum is (the first sample of it), *by_p99 the pCPU with
+ * the highest p99 (then max, then id).  1, 0 without samples, -1 when out
+ * of memory. */
+static int worst(const struct pis_report *r, enum pis_metric_id m,
+                 struct pis_summary *all, struct trow *by_max,
+                 struct trow *by_p99)
+{
+    struct pis_hist total;
+    struct trow *t;
+    size_t n;
+    int rc;
+
+    if (pis_pi_total(&r->pi, m, &total) ||
+        pis_summarize(&total, all, NULL, NULL)) {
+        pis_hist_free(&total);
+        return -1;
+    }
+    pis_hist_free(&total);
+    if (!all->count)
+        return 0;
+    if (!(t = table_rows(r, m, 0, &n)))
+        return -1;
+    rc = n ? 1 : 0;
+    qsort(t, n, sizeof(*t), worse);
+    if (n)
+        *by_max = t[0];
+    for (size_t i = 0; i < n; i++)
+        if (t[i].s.max == all->max && t[i].s.max_file == all->max_file &&
+            t[i].s.max_offset == all->max_offset)
+            *by_max = t[i];
+    qsort(t, n, sizeof(*t), worse_p99);
+    if (n)
+        *by_p99 = t[0];
+    free(t);
+    return rc;
+}
+
+/* " at T s" (from the start of the input it is in) with a clock, else
+ * " at tsc T"; " at byte B" without a TSC; " in NAME" when merged. */
+static void when(FILE *f, const struct pis_summary *s,
+                 struct pis_report *const *in, int n, int merged,
+                 const struct pis_out_opts *o)
+{
+    const struct pis_report *src = in[0];
+
+    for (int i = 0; i < n; i++)
+        if (in[i]->pi.file == s->max_file)
+            src = in[i];
+    if (!s->max_has_tsc)
+        fprintf(f, " at byte %" PRIu64, s->max_offset);
+    else if (o->clock_hz > 0 && src->st.have_tsc)
+        fprintf(f, " at %.9f s", (double)(s->max_tsc - src->st.tsc_min) /
+                o->clock_hz);
+    else
+        fprintf(f, " at tsc %" PRIu64, s->max_tsc);
+    if (merged && o->names && s->max_file >= 0 && s->max_file < o->ninputs)
+        fprintf(f, " in %s", o->names[s->max_file]);
+}
+
+/* The first line: where the longest list and the slowest wakeup were,
+ * and the pCPUs with the worst p99 of each. */
+static int answer(FILE *f, const struct pis_report *r,
+                  struct pis_report *const *in, int n,
+                  const struct pis_out_opts *o)
+{
+    struct pis_summary all;
+    struct trow mx, p99;
+    char owner[24];
+    int rc, any = 0;
+
+    fprintf(f, "summary:");
+    rc = worst(r, PIS_M_LIST_LEN, &all, &mx, &p99);
+    if (rc < 0)
+        return -1;
+    if (rc) {
+        const struct pis_longest *l = &r->pi.longest;
+        pis_owner_label(owner, sizeof(owner), PIS_BY_VCPU,
+                        pis_owner_key(PIS_BY_VCPU, l->dom, l->vcpu));
+        fprintf(f, " longest list %" PRIu64 " on pCPU %s (%s)", all.max,
+                mx.label, owner);
+        when(f, &all, in, n, r->merged, o);
+        fprintf(f, ", worst p99 %" PRIu64 " on pCPU %s", p99.s.p99,
+                p99.label);
+        any = 1;
+    }
+    rc = worst(r, PIS_M_WAKE_CYCLES, &all, &mx, &p99);
+    if (rc < 0)
+        return -1;
+    if (rc) {
+        char v[32], w[32];
+        pis_fmt_time(v, sizeof(v), all.max, o->clock_hz);
+        pis_fmt_time(w, sizeof(w), p99.s.p99, o->clock_hz);
+        fprintf(f, "%s slowest wakeup %s %s on pCPU %s", any ? ";" : "", v,
+                pis_time_unit(o->clock_hz), mx.label);
+        when(f, &all, in, n, r->merged, o);
+        fprintf(f, ", worst p99 %s %s on pCPU %s", w,
+                o->clock_hz > 0 ? "us" : "cycles", p99.label);
+        any = 1;
+    }
+    if (!any)
+        fprintf(f, " no posted-interrupt samples");
+    fputc('\n', f);
+    return 0;
+}
+
 int pis_out_text(FILE *f, struct pis_report *const *in, int n,
                  const struct pis_report *merged,
                  const struct pis_out_opts *o)
 {
+    if (answer(f, merged ? merged : in[0], in, n, o))
+        return -1;
     for (int i = 0; i < n; i++) {
         if (i)
             fputc('\n', f);

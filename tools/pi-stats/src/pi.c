@@ -103,6 +103,24 @@ static inline void sample(struct pis_pi *p, enum pis_metric_id m, uint32_t cpu,
         p->oom = 1;
 }
 
+/* A list length of list pCPU cpu after domain dom's vCPU vcpu joined it. */
+static void list_sample(struct pis_pi *p, uint32_t cpu, uint64_t len,
+                        uint32_t dom, uint32_t vcpu, const struct pis_rec *rec)
+{
+    struct pis_longest *l = &p->longest;
+
+    sample(p, PIS_M_LIST_LEN, cpu, len, rec, rec->tsc);
+    if (!l->set || len > l->len) {
+        l->set = 1;
+        l->len = len;
+        l->offset = rec->offset;
+        l->file = p->file;
+        l->cpu = cpu;
+        l->dom = dom;
+        l->vcpu = vcpu;
+    }
+}
+
 /* A list length for the domain/vCPU of --by (not PIS_BY_PCPU). */
 static void owner_sample(struct pis_pi *p, uint32_t dom, uint32_t vcpu,
                          uint64_t len, int spilled, const struct pis_rec *rec)
@@ -147,7 +165,8 @@ static void list_add(struct pis_pi *p, const struct pis_rec *rec)
         p->c.over_limit_adds++;
     if (pis_hist_add1(&p->limits, limit, 0, 0, rec->offset, p->file))
         p->oom = 1;
-    sample(p, PIS_M_LIST_LEN, list, len, rec, rec->tsc);
+    list_sample(p, list, len, pis_rec_w(rec, 0) >> 16,
+                pis_rec_w(rec, 0) & 0xffffu, rec);
     if (p->by != PIS_BY_PCPU)
         owner_sample(p, pis_rec_w(rec, 0) >> 16, pis_rec_w(rec, 0) & 0xffffu,
                      len, home != list, rec);
@@ -158,7 +177,7 @@ static void list_add(struct pis_pi *p, const struct pis_rec *rec)
 static void list_in_word2(struct pis_pi *p, const struct pis_rec *rec,
                           uint64_t *n)
 {
-    uint32_t pcpu;
+    uint32_t pcpu, dom, vcpu;
 
     if (rec->nwords < 4) {
         malformed(p, rec->offset, rec->event, rec->nwords, 4, 0);
@@ -174,15 +193,16 @@ static void list_in_word2(struct pis_pi *p, const struct pis_rec *rec,
         return;
     }
     (*n)++;
-    sample(p, PIS_M_LIST_LEN, pcpu, pis_rec_w(rec, 3), rec, rec->tsc);
-    if (p->by == PIS_BY_PCPU)
-        return;
-    if (rec->event == PI_EVT_OLD_BLOCK)     /* domid, vcpu */
-        owner_sample(p, pis_rec_w(rec, 0), pis_rec_w(rec, 1),
-                     pis_rec_w(rec, 3), 0, rec);
-    else                                    /* domid << 16 | vcpu */
-        owner_sample(p, pis_rec_w(rec, 0) >> 16, pis_rec_w(rec, 0) & 0xffffu,
-                     pis_rec_w(rec, 3), 0, rec);
+    if (rec->event == PI_EVT_OLD_BLOCK) {   /* domid, vcpu */
+        dom = pis_rec_w(rec, 0);
+        vcpu = pis_rec_w(rec, 1);
+    } else {                                /* domid << 16 | vcpu */
+        dom = pis_rec_w(rec, 0) >> 16;
+        vcpu = pis_rec_w(rec, 0) & 0xffffu;
+    }
+    list_sample(p, pcpu, pis_rec_w(rec, 3), dom, vcpu, rec);
+    if (p->by != PIS_BY_PCPU)
+        owner_sample(p, dom, vcpu, pis_rec_w(rec, 3), 0, rec);
 }
 
 static void wakeup(struct pis_pi *p, const struct pis_rec *rec)
@@ -343,8 +363,15 @@ int pis_pi_merge(struct pis_pi *dst, const struct pis_pi *src)
     const uint64_t *s = (const uint64_t *)&src->c;
     uint64_t *d = (uint64_t *)&dst->c;
 
+    const struct pis_longest *sl = &src->longest;
+    struct pis_longest *dl = &dst->longest;
+
     for (size_t i = 0; i < sizeof(src->c) / sizeof(uint64_t); i++)
         d[i] += s[i];
+    if (sl->set && (!dl->set || sl->len > dl->len ||
+                    (sl->len == dl->len && (sl->file < dl->file ||
+                     (sl->file == dl->file && sl->offset < dl->offset)))))
+        *dl = *sl;
     if (pis_hist_merge(&dst->limits, &src->limits) ||
         pis_owners_merge(&dst->owners, &src->owners))
         return -1;

@@ -50,6 +50,14 @@ struct pis_range {
     uint64_t lo, hi;            /* absolute */
 };
 
+/* The longest list (the first sample of the maximum length, as in the
+ * store) and the domain and vCPU that was added to or moved onto it. */
+struct pis_longest {
+    uint64_t len, offset;
+    int set, file;
+    uint32_t cpu, dom, vcpu;
+};
+
 struct pis_pi_open {            /* legacy WAKEUP_START waiting for END */
     uint64_t tsc;
     int open;
@@ -59,6 +67,7 @@ struct pis_pi {
     struct pis_metric m[PIS_NMETRICS];
     struct pis_hist limits;     /* value = limit in force, count = adds */
     struct pis_pi_counts c;
+    struct pis_longest longest;
     struct pis_pi_open *open;   /* PIS_MAX_CPUS entries */
     const unsigned char *cpu_filter;  /* bitmap, NULL = all */
     enum pis_by by;             /* list lengths also by domain or vCPU */

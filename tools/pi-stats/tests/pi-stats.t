@@ -715,6 +715,87 @@ def sparse_cpu_ids_and_tsc_backwards():
     eq(rc, EXIT_DATA, 'strict')
 
 
+def genpi(name, mb, ncpu):
+    """A trace of bench/genpi (built here) in the scratch directory."""
+    exe = os.path.join(BUILD, 'genpi')
+    subprocess.run(['make', '-s', '-C', TOOL, 'BUILD=' + BUILD, exe],
+                   check=True, stdout=sys.stderr)
+    path = os.path.join(WORK, name)
+    subprocess.run([exe, path, str(mb), str(ncpu)], check=True,
+                   stdout=subprocess.DEVNULL)
+    return path
+
+
+SUMMARY_RE = re.compile(
+    r'^summary: longest list (\d+) on pCPU (\d+) \(d(\d+)v(\d+)\) at '
+    r'(tsc \d+|[0-9.]+ s), worst p99 (\d+) on pCPU (\d+); slowest wakeup '
+    r'(\S+) (us|cycles \(no clock\)) on pCPU (\d+) at (tsc \d+|[0-9.]+ s), '
+    r'worst p99 (\S+) (us|cycles) on pCPU (\d+)$')
+
+
+def worst_from_json(m, hz, tsc_min):
+    """What the summary line says of metric m, worked out from the JSON:
+    the pCPU of the total's maximum, its time, the pCPU of the worst p99
+    (then max, then id)."""
+    cpus = m['per_cpu']
+    by_max = [c for c, v in cpus.items() if v['max'] == m['max'] and
+              v['max_offset'] == m['max_offset']]
+    eq(len(by_max), 1, 'one pCPU holds the maximum')
+    by_p99 = min(cpus, key=lambda c: (-cpus[c]['p99'], -cpus[c]['max'],
+                                      int(c)))
+    at = ('%.9f s' % ((m['max_tsc'] - tsc_min) / hz) if hz else
+          'tsc %d' % m['max_tsc'])
+    return by_max[0], at, by_p99, cpus[by_p99]['p99']
+
+
+@test
+def summary_line_first_and_equal_to_json():
+    """The text report of the 64-pCPU bench trace starts with the answer,
+    and each of its figures is the JSON's; tables worst first, the 8 worst
+    of more than 16 rows unless --all."""
+    path = genpi('g64.bin', 2, 64)
+    with open(path, 'rb') as f:
+        recs = {off: w for off, cpu, ev, tsc, w in g.walk(f.read())}
+    for hz in (None, 2.5e9):
+        clock = ['--tsc-hz', '%.0f' % hz] if hz else []
+        js, _ = run_json(clock + [path])
+        rc, out, err = run(clock + [path])
+        eq(rc, 0, 'rc: ' + err)
+        m = SUMMARY_RE.match(out.splitlines()[0])
+        check(m, 'first line: ' + out.splitlines()[0])
+        ll, wc = js['list_length'], js['wakeup_cycles']
+        cpu, at, p99cpu, p99 = worst_from_json(ll, hz, js['tsc_min'])
+        eq(m.group(1, 2, 5, 6, 7), (str(ll['max']), cpu, at, str(p99),
+                                    p99cpu), 'list length figures')
+        # the domain and vCPU: the JSON's, and the record's own words
+        w = recs[ll['max_offset']]
+        eq((int(m.group(3)), int(m.group(4))),
+           (ll['max_domain'], ll['max_vcpu']), 'owner as in the JSON')
+        eq((ll['max_domain'], ll['max_vcpu']), (w[0] >> 16, w[0] & 0xffff),
+           'owner as in the record')
+        cpu, at, p99cpu, p99 = worst_from_json(wc, hz, js['tsc_min'])
+        fmt = (lambda v: '%.3f' % (v * 1e6 / hz)) if hz else str
+        eq(m.group(8, 9, 10, 11, 12, 13, 14),
+           (fmt(wc['max']), 'us' if hz else 'cycles (no clock)', cpu, at,
+            fmt(p99), 'us' if hz else 'cycles', p99cpu), 'wakeup figures')
+    # tables: worst first, 8 rows of 64, then the total; --all: 64
+    for args, rows in (([], 8), (['--all'], 64)):
+        rc, out, err = run(args + [path])
+        lines = out.splitlines()
+        head = lines.index(next(l for l in lines if 'max at' in l))
+        table = []
+        for line in lines[head + 1:]:
+            f = line.split()
+            if not f or not f[0].isdigit():
+                break
+            table.append((-int(f[7]), -int(f[5]), int(f[0])))
+        eq(len(table), rows, 'rows with %r' % args)
+        eq(table, sorted(table), 'worst first (max, p99, id)')
+        check(rows == 64 or lines[head + 1 + rows].startswith(
+            '  (56 more rows not shown: the 8 worst by max, then p99; '
+            '--all shows every one)'), lines[head + 1 + rows])
+
+
 # ------------------------------------------------------- bad input
 @test
 def not_a_trace_inputs():
@@ -1507,8 +1588,8 @@ def by_domain_and_vcpu():
     # columns: label n min p50 p90 p99 p99.9 max spilled (list_length);
     # the wakeup table has no rows (no wakeups)
     eq(lines[:4], [['d1', '2', '3', '3', '9', '9', '9', '9', '1'],
-                   ['d2', '2', '4', '4', '5', '5', '5', '5', '0'],
                    ['d3', '1', '6', '6', '6', '6', '6', '6', '0'],
+                   ['d2', '2', '4', '4', '5', '5', '5', '5', '0'],
                    ['all', '5', '3', '5', '9', '9', '9', '9', '1']],
        'text rows (all: {3,4,5,6,9}, p50 rank 3 = 5)')
     check(re.search(r'^ +domain +n +min', out, re.M), 'domain header')
@@ -1535,8 +1616,8 @@ def top_keeps_the_worst_rows():
     labels = [ln.split()[0] for ln in sec.splitlines()
               if re.match(r' +(\d+|all) +\d', ln)]
     eq(labels, ['1', 'all'], '--top 1: worst pCPU then all')
-    check('(1 more rows not shown: --top 1 keeps the worst by max, then '
-          'p99)' in sec, 'says what was left out: ' + sec)
+    check('(1 more rows not shown: the 1 worst by max, then p99; --all '
+          'shows every one)' in sec, 'says what was left out: ' + sec)
     # ties on max go to p99: d1v1 max 9; d2v1 {4,5} and d1v0 {3} and d3v2
     # {6}: by max 9, 6, 5, 3 -> the top 2 are d1v1, d3v2
     rc, out, err = run(['--by', 'vcpu', '--top', '2', path])
