@@ -294,6 +294,7 @@ int main(int argc, char **argv)
 {
     static struct pis_cli c;
     struct pis_report *reps, **ok, merged;
+    uint64_t *tsc_start;
     int rc, nok, any_data, have_merged = 0;
 
     if ((rc = pis_cli_parse(&c, argc, argv)) >= 0)
@@ -303,13 +304,17 @@ int main(int argc, char **argv)
     heap_setup();
     reps = calloc((size_t)c.ninputs, sizeof(*reps));
     ok = calloc((size_t)c.ninputs, sizeof(*ok));
-    if (!reps || !ok) {
+    tsc_start = calloc((size_t)c.ninputs, sizeof(*tsc_start));
+    if (!reps || !ok || !tsc_start) {
         fprintf(stderr, "pi-stats: out of memory\n");
         return PIS_EXIT_INTERNAL;
     }
     rc = read_inputs(&c, reps, ok, &nok, &any_data);
     if (rc == PIS_EXIT_INTERNAL)
         return rc;
+    for (int i = 0; i < c.ninputs; i++)
+        tsc_start[i] = reps[i].st.tsc_min;
+    c.o.tsc_start = tsc_start;
     if (c.o.compare && nok < 2)
         nok = 0;                /* nothing to compare: the errors say why */
     if (nok > 1 && !c.o.compare) {
@@ -332,5 +337,6 @@ int main(int argc, char **argv)
         pis_report_free(&merged);
     free(reps);
     free(ok);
+    free(tsc_start);
     return rc;
 }

@@ -29,6 +29,19 @@ const char *pis_time_unit(double hz)
     return hz > 0 ? "us" : "cycles (no clock)";
 }
 
+void pis_fmt_at(char *buf, size_t len, const struct pis_summary *s,
+                const struct pis_out_opts *o)
+{
+    if (!s->max_has_tsc)
+        snprintf(buf, len, "tsc -");
+    else if (o->clock_hz > 0 && o->tsc_start && s->max_file >= 0 &&
+             s->max_file < o->ninputs)
+        snprintf(buf, len, "%.9f s", (double)(s->max_tsc -
+                 o->tsc_start[s->max_file]) / o->clock_hz);
+    else
+        snprintf(buf, len, "tsc %" PRIu64, s->max_tsc);
+}
+
 const char *pis_byte_order_name(unsigned byte_order)
 {
     switch (byte_order) {

@@ -15,19 +15,24 @@
 #define WORST_ROWS 8            /* ... only the worst, unless --all */
 
 static const char *const metric_title[PIS_NMETRICS] = {
-    "blocking-list length after each add/move, by the list's pCPU",
-    "cycles per wakeup interrupt (handler, or legacy END-START)",
+    "blocking-list length after each add/move",
+    "time per wakeup interrupt (handler, or legacy END-START)",
     "entries walked per wakeup interrupt",
 };
 
-/* bpftrace-style bound: 1024-based suffixes on exact multiples. */
-static void fmt_bound(char *buf, size_t len, uint64_t v, int log2)
+/* bpftrace-style bound: 1024-based suffixes on exact multiples; in us
+ * with a clock (hz). */
+static void fmt_bound(char *buf, size_t len, uint64_t v, int log2, double hz)
 {
     static const char sfx[] = "KMGTPE";
     int k = 0;
 
     if (v == UINT64_MAX) {
         snprintf(buf, len, "max");
+        return;
+    }
+    if (hz > 0) {
+        pis_fmt_time(buf, len, v, hz);
         return;
     }
     if (log2) {
@@ -43,7 +48,7 @@ static void fmt_bound(char *buf, size_t len, uint64_t v, int log2)
 }
 
 static void print_hist(FILE *f, const struct pis_vc *vc, size_t nvc,
-                       enum pis_scheme s, uint64_t step)
+                       enum pis_scheme s, uint64_t step, double hz)
 {
     size_t nb;
     uint64_t top = 0;
@@ -59,13 +64,14 @@ static void print_hist(FILE *f, const struct pis_vc *vc, size_t nvc,
         int bars = top ? (int)((b[i].count * BAR + top - 1) / top) : 0;
         if (b[i].count == 0)
             bars = 0;
-        fmt_bound(lo, sizeof(lo), b[i].low, s == PIS_LOG2);
-        fmt_bound(hi, sizeof(hi), b[i].high, s == PIS_LOG2);
+        fmt_bound(lo, sizeof(lo), b[i].low, s == PIS_LOG2, hz);
+        fmt_bound(hi, sizeof(hi), b[i].high, s == PIS_LOG2, hz);
         if (s == PIS_LINEAR && step == 1)
             snprintf(label, sizeof(label), "[%s]", lo);
         else
             snprintf(label, sizeof(label), "[%s, %s)", lo, hi);
-        fprintf(f, "%-16s %8" PRIu64 " |%.*s%*s|\n", label, b[i].count,
+        fprintf(f, "%-*s %8" PRIu64 " |%.*s%*s|\n", hz > 0 ? 20 : 16,
+                label, b[i].count,
                 bars, "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@",
                 BAR - bars, "");
     }
@@ -88,7 +94,7 @@ static void row(FILE *f, const struct trow *t, int width, int spills,
 {
     const uint64_t v[] = { t->s.min, t->s.p50, t->s.p90, t->s.p99,
                            t->s.p999, t->s.max };
-    char line[64 + 8 * 32], *p = line;
+    char line[64 + 8 * 32], at[48], *p = line;
     int len = (int)strlen(t->label);
 
     p = pis_put_str(p, "  ", 0);
@@ -101,11 +107,8 @@ static void row(FILE *f, const struct trow *t, int width, int spills,
             p = pis_put_u64(pis_put_str(p, " ", 0), v[i], 10);
     if (spills)
         p = pis_put_u64(pis_put_str(p, " ", 0), t->spilled, 10);
-    p = pis_put_str(p, "  tsc ", 0);
-    if (t->s.max_has_tsc)
-        p = pis_put_u64(p, t->s.max_tsc, 0);
-    else
-        p = pis_put_str(p, "-", 0);
+    pis_fmt_at(at, sizeof(at), &t->s, o);
+    p = pis_put_str(pis_put_str(p, "  ", 0), at, 0);
     p = pis_put_u64(pis_put_str(p, " byte ", 0), t->s.max_offset, 0);
     fwrite(line, 1, (size_t)(p - line), f);
     if (merged && o->names && t->s.max_file >= 0 &&
@@ -202,7 +205,8 @@ static int table(FILE *f, const struct pis_report *r, enum pis_metric_id m,
     fprintf(f, "\n  %*s %10s %10s %10s %10s %10s %10s %10s%s  max at%s\n",
             width, head, "n", "min",
             "p50", "p90", "p99", "p99.9", "max",
-            by_owner ? "    spilled" : "", hz > 0 ? "  (times in us)" : "");
+            by_owner ? "    spilled" : "", m != PIS_M_WAKE_CYCLES ? "" :
+            hz > 0 ? "  (times in us)" : "  (times in cycles, no clock)");
     for (size_t i = 0; i < shown; i++)
         row(f, &t[i], width, by_owner, hz, o, r->merged);
     if (shown < n)
@@ -216,27 +220,30 @@ static int table(FILE *f, const struct pis_report *r, enum pis_metric_id m,
 /* HdrHistogram-style table at percentiles 1 - 2^-k (0, 50, 75, 87.5,
  * ...): the nearest rank of p = 1 - 2^-k is exactly n - floor(n / 2^k). */
 static void hdr_table(FILE *f, const struct pis_vc *vc, size_t nvc,
-                      uint64_t n)
+                      uint64_t n, double hz)
 {
+    char v[32];
+
     fprintf(f, "  %12s %12s %12s %18s\n", "Value", "Percentile",
             "TotalCount", "1/(1-Percentile)");
     for (unsigned k = 0; k < 63; k++) {
-        uint64_t rank = k ? n - (n >> k) : 1, v = 0, cum = 0;
+        uint64_t rank = k ? n - (n >> k) : 1, at = 0, cum = 0;
         double p = k ? 1.0 - 1.0 / (double)(1ull << k) : 0.0;
         if (k && (n >> k) == 0)
             break;              /* the rank would be n: the last row */
         for (size_t i = 0; i < nvc; i++) {
             cum += vc[i].count;
             if (cum >= rank) {
-                v = vc[i].value;
+                at = vc[i].value;
                 break;
             }
         }
-        fprintf(f, "  %12" PRIu64 " %12.6f %12" PRIu64 " %18.2f\n", v, p,
-                cum, 1.0 / (1.0 - p));
+        pis_fmt_time(v, sizeof(v), at, hz);
+        fprintf(f, "  %12s %12.6f %12" PRIu64 " %18.2f\n", v, p, cum,
+                1.0 / (1.0 - p));
     }
-    fprintf(f, "  %12" PRIu64 " %12.6f %12" PRIu64 " %18s\n",
-            vc[nvc - 1].value, 1.0, n, "inf");
+    pis_fmt_time(v, sizeof(v), vc[nvc - 1].value, hz);
+    fprintf(f, "  %12s %12.6f %12" PRIu64 " %18s\n", v, 1.0, n, "inf");
 }
 
 static int metric(FILE *f, const struct pis_report *r,
@@ -255,7 +262,12 @@ static int metric(FILE *f, const struct pis_report *r,
         pis_hist_free(&total);
         return -1;
     }
-    fprintf(f, "\n@%s: %s\n", pis_metric_name[m], metric_title[m]);
+    fprintf(f, "\n@%s: %s", pis_metric_name[m], metric_title[m]);
+    if (m == PIS_M_WAKE_CYCLES)
+        fprintf(f, ", in %s", pis_time_unit(hz));
+    else if (m == PIS_M_LIST_LEN)
+        fprintf(f, ", by the list's pCPU");
+    fputc('\n', f);
     if (s.count == 0) {
         fprintf(f, "  (no samples)\n");
         pis_hist_free(&total);
@@ -273,12 +285,13 @@ static int metric(FILE *f, const struct pis_report *r,
         else if (step > 1)
             fprintf(f, "  linear buckets of %" PRIu64 "\n", step);
     }
-    print_hist(f, vc, nvc, sc, step);
+    print_hist(f, vc, nvc, sc, step, hz);
     if (table(f, r, m, &total, hz, o))
         goto fail;
     if (m == PIS_M_WAKE_CYCLES) {
-        fprintf(f, "\n  percentile distribution, all pCPUs (cycles):\n");
-        hdr_table(f, vc, nvc, s.count);
+        fprintf(f, "\n  percentile distribution, all pCPUs (%s):\n",
+                pis_time_unit(hz));
+        hdr_table(f, vc, nvc, s.count, hz);
     }
     free(vc);
     pis_hist_free(&total);
@@ -472,24 +485,18 @@ static int worst(const struct pis_report *r, enum pis_metric_id m,
     return rc;
 }
 
-/* " at T s" (from the start of the input it is in) with a clock, else
- * " at tsc T"; " at byte B" without a TSC; " in NAME" when merged. */
-static void when(FILE *f, const struct pis_summary *s,
-                 struct pis_report *const *in, int n, int merged,
+/* " at" where the maximum of s happened (pis_fmt_at), the byte offset
+ * without a TSC; " in NAME" when merged. */
+static void when(FILE *f, const struct pis_summary *s, int merged,
                  const struct pis_out_opts *o)
 {
-    const struct pis_report *src = in[0];
+    char at[48];
 
-    for (int i = 0; i < n; i++)
-        if (in[i]->pi.file == s->max_file)
-            src = in[i];
-    if (!s->max_has_tsc)
-        fprintf(f, " at byte %" PRIu64, s->max_offset);
-    else if (o->clock_hz > 0 && src->st.have_tsc)
-        fprintf(f, " at %.9f s", (double)(s->max_tsc - src->st.tsc_min) /
-                o->clock_hz);
+    pis_fmt_at(at, sizeof(at), s, o);
+    if (s->max_has_tsc)
+        fprintf(f, " at %s", at);
     else
-        fprintf(f, " at tsc %" PRIu64, s->max_tsc);
+        fprintf(f, " at byte %" PRIu64, s->max_offset);
     if (merged && o->names && s->max_file >= 0 && s->max_file < o->ninputs)
         fprintf(f, " in %s", o->names[s->max_file]);
 }
@@ -497,7 +504,6 @@ static void when(FILE *f, const struct pis_summary *s,
 /* The first line: where the longest list and the slowest wakeup were,
  * and the pCPUs with the worst p99 of each. */
 static int answer(FILE *f, const struct pis_report *r,
-                  struct pis_report *const *in, int n,
                   const struct pis_out_opts *o)
 {
     struct pis_summary all;
@@ -515,7 +521,7 @@ static int answer(FILE *f, const struct pis_report *r,
                         pis_owner_key(PIS_BY_VCPU, l->dom, l->vcpu));
         fprintf(f, " longest list %" PRIu64 " on pCPU %s (%s)", all.max,
                 mx.label, owner);
-        when(f, &all, in, n, r->merged, o);
+        when(f, &all, r->merged, o);
         fprintf(f, ", worst p99 %" PRIu64 " on pCPU %s", p99.s.p99,
                 p99.label);
         any = 1;
@@ -529,7 +535,7 @@ static int answer(FILE *f, const struct pis_report *r,
         pis_fmt_time(w, sizeof(w), p99.s.p99, o->clock_hz);
         fprintf(f, "%s slowest wakeup %s %s on pCPU %s", any ? ";" : "", v,
                 pis_time_unit(o->clock_hz), mx.label);
-        when(f, &all, in, n, r->merged, o);
+        when(f, &all, r->merged, o);
         fprintf(f, ", worst p99 %s %s on pCPU %s", w,
                 o->clock_hz > 0 ? "us" : "cycles", p99.label);
         any = 1;
@@ -544,7 +550,7 @@ int pis_out_text(FILE *f, struct pis_report *const *in, int n,
                  const struct pis_report *merged,
                  const struct pis_out_opts *o)
 {
-    if (answer(f, merged ? merged : in[0], in, n, o))
+    if (answer(f, merged ? merged : in[0], o))
         return -1;
     for (int i = 0; i < n; i++) {
         if (i)

@@ -49,6 +49,10 @@ char *pis_put_str(char *p, const char *s, int pad);
  * "us" or "cycles (no clock)". */
 void pis_fmt_time(char *buf, size_t len, uint64_t v, double hz);
 const char *pis_time_unit(double hz);
+/* Where the maximum of s happened: with a clock, seconds from the lowest
+ * TSC of its input ("0.001234567 s"), else "tsc T"; "tsc -" without one. */
+void pis_fmt_at(char *buf, size_t len, const struct pis_summary *s,
+                const struct pis_out_opts *o);
 /* "little", "big", "mixed" (merged inputs of both orders) or "unknown". */
 const char *pis_byte_order_name(unsigned byte_order);
 

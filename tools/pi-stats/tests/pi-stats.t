@@ -1092,7 +1092,7 @@ def expected_rows(js, hz=0, names=False):
     """The text table rows of js's metrics, formatted here from the JSON
     summaries: labels right-aligned to the widest (at least 5), numbers
     in 10 columns (wider ones whole), wakeup cycles as times with 3
-    decimals when there is a clock (hz)."""
+    decimals and "max at" in seconds when there is a clock (hz)."""
     rows = []
     for m in ('list_length', 'wakeup_cycles', 'wakeup_walked'):
         per = js[m]['per_cpu']
@@ -1104,9 +1104,13 @@ def expected_rows(js, hz=0, names=False):
                     line += ' %10.3f' % (s[k] * 1e6 / hz)
                 else:
                     line += ' %10d' % s[k]
-            line += '  tsc %s byte %d' % (
-                '-' if s['max_tsc'] is None else s['max_tsc'],
-                s['max_offset'])
+            if s['max_tsc'] is None:
+                at = 'tsc -'
+            elif hz:            # seconds from the input's lowest TSC
+                at = '%.9f s' % ((s['max_tsc'] - js['tsc_min']) / hz)
+            else:
+                at = 'tsc %d' % s['max_tsc']
+            line += '  %s byte %d' % (at, s['max_offset'])
             if names:
                 line += ' in ' + s['max_input']
             rows.append(line)
@@ -1159,15 +1163,64 @@ def csv_output():
     rc, out, err = run(['--csv', path])
     eq(rc, 0, 'rc')
     lines = out.splitlines()
-    eq(lines[0], 'input,metric,cpu,kind,low,high,value', 'header')
+    eq(lines[0], 'input,metric,cpu,kind,low,high,value,unit', 'header')
     rows = [l.split(',') for l in lines[1:]]
-    check(all(len(r) == 7 for r in rows), 'seven columns')
+    check(all(len(r) == 8 for r in rows), 'eight columns')
     got = {(r[1], r[2], r[3]): r[6] for r in rows if r[3] != 'bucket'}
     eq(got[('trace', 'all', 'records')], '15', 'records row')
     eq(got[('wakeup_cycles', 'all', 'p90')], '70000', 'p90 row')
     eq(got[('list_length', '4000', 'max')], '9', 'per-cpu row')
     eq(sum(int(r[6]) for r in rows if r[1] == 'list_length' and
            r[2] == 'all' and r[3] == 'bucket'), 8, 'bucket rows sum')
+
+
+@test
+def one_unit_in_every_format():
+    """With a clock, wakeup times are us in the text (histogram, tables,
+    percentile table), the summary, the CSV (unit column) and "max at" is
+    seconds from the input's lowest TSC; JSON keeps cycles and says so.
+    Without one, "cycles (no clock)"."""
+    path = write('pi.bin', pi_trace())
+    hz = 1e9                    # 1 cycle = 0.001 us
+    us = lambda v: '%.3f' % (v * 1e6 / hz)     # noqa: E731
+    js, _ = run_json(['--tsc-hz', '1000000000', path])
+    wc = js['wakeup_cycles']
+    eq((js['time_unit'], js['clock_hz'], wc['unit'], wc['max']),
+       ('us', 1e9, 'cycles', 70000), 'JSON: raw cycles, unit and clock')
+    rc, out, err = run(['--tsc-hz', '1000000000', path])
+    eq(rc, 0, 'rc: ' + err)
+    sec = out[out.index('@wakeup_cycles'):out.index('@wakeup_walked')]
+    check(sec.startswith('@wakeup_cycles: time per wakeup interrupt '
+                         '(handler, or legacy END-START), in us\n'), sec)
+    check('\n[65.536, 131.072)           1 |' in sec, 'histogram in us: ' +
+          sec)
+    at = '%.9f s' % ((wc['max_tsc'] - js['tsc_min']) / hz)
+    row = [l.split() for l in sec.splitlines() if l.startswith('    all')][0]
+    eq(row, ['all', str(wc['count']), us(wc['min']), us(wc['p50']),
+             us(wc['p90']), us(wc['p99']), us(wc['p999']), us(wc['max'])] +
+       at.split() + ['byte', str(wc['max_offset'])], 'total row in us')
+    check('percentile distribution, all pCPUs (us):' in sec, sec)
+    check('\n        70.000     1.000000            5                inf\n'
+          in sec, 'percentile table in us: ' + sec)
+    check('slowest wakeup 70.000 us on pCPU 4000 at %s' % at in
+          out.splitlines()[0], out.splitlines()[0])
+    rc, out, err = run(['--csv', '--tsc-hz', '1000000000', path])
+    rows = {(r[1], r[2], r[3], r[4]): (r[6], r[7]) for r in
+            (l.split(',') for l in out.splitlines()[1:])}
+    eq(rows[('wakeup_cycles', 'all', 'max', '')], ('70.000', 'us'), 'CSV max')
+    eq(rows[('wakeup_cycles', 'all', 'bucket', '65.536')], ('1', 'us'),
+       'CSV bucket in us')
+    eq(rows[('list_length', 'all', 'max', '')], ('9', 'entries'), 'CSV len')
+    # no clock
+    rc, out, err = run([path])
+    check('@wakeup_cycles: time per wakeup interrupt (handler, or legacy '
+          'END-START), in cycles (no clock)\n' in out, out)
+    check('slowest wakeup 70000 cycles (no clock) on pCPU 4000 at tsc 950'
+          in out.splitlines()[0], out.splitlines()[0])
+    check('percentile distribution, all pCPUs (cycles (no clock)):' in out,
+          out)
+    rc, out, err = run(['--csv', path])
+    check('%s,wakeup_cycles,all,max,,,70000,cycles\n' % path in out, out)
 
 
 @test
@@ -1596,9 +1649,10 @@ def by_domain_and_vcpu():
     # CSV: owner rows with a spilled row each
     rc, out, err = run(['--csv', '--by', 'vcpu', path])
     eq(rc, 0, 'csv rc')
-    check('%s,list_length,d1v1,spilled,,,1\n' % path in out, 'csv spilled')
-    check('%s,list_length,d2v1,max,,,5\n' % path in out, 'csv max')
-    check('%s,list_length,d2v1,bucket,4,5,1\n' % path in out, 'csv bucket')
+    check('%s,list_length,d1v1,spilled,,,1,\n' % path in out, 'csv spilled')
+    check('%s,list_length,d2v1,max,,,5,entries\n' % path in out, 'csv max')
+    check('%s,list_length,d2v1,bucket,4,5,1,entries\n' % path in out,
+          'csv bucket')
     for bad in ('cpu', '', 'Domain'):
         rc, out, err = run(['--by', bad, path])
         eq(rc, EXIT_USAGE, '--by %r' % bad)
