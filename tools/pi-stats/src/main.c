@@ -16,6 +16,7 @@
 #include "exitcodes.h"
 #include "input.h"
 #include "live.h"
+#include "nomatch.h"
 #include "output.h"
 #include "report.h"
 
@@ -219,6 +220,8 @@ static int read_inputs(const struct pis_cli *c, struct pis_report *reps,
                 worst = r;
             continue;
         }
+        if (!c->quiet)
+            pis_warn_no_match(stderr, name, &reps[i], &c->o, c->cpumap);
         *any_data |= data_problems(&reps[i]);
         ok[(*nok)++] = &reps[i];
     }

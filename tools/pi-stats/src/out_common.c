@@ -42,6 +42,35 @@ void pis_fmt_at(char *buf, size_t len, const struct pis_summary *s,
         snprintf(buf, len, "tsc %" PRIu64, s->max_tsc);
 }
 
+static int listed(const struct pis_report *r, const unsigned char *map,
+                  int in, unsigned c)
+{
+    int has = r->cpu[c].windows != 0;
+
+    if (!map)
+        return has;
+    return (map[c >> 3] & (1u << (c & 7u))) && has == in;
+}
+
+void pis_print_cpus(FILE *f, const struct pis_report *r,
+                    const unsigned char *map, int in)
+{
+    int first = 1;
+
+    for (unsigned c = 0; c < PIS_MAX_CPUS; c++) {
+        unsigned e;
+        if (!listed(r, map, in, c))
+            continue;
+        for (e = c; e + 1 < PIS_MAX_CPUS && listed(r, map, in, e + 1); e++)
+            ;
+        fprintf(f, "%s%u", first ? "" : ",", c);
+        if (e > c)
+            fprintf(f, "-%u", e);
+        first = 0;
+        c = e;
+    }
+}
+
 const char *pis_byte_order_name(unsigned byte_order)
 {
     switch (byte_order) {

@@ -302,27 +302,6 @@ fail:
     return -1;
 }
 
-static void cpu_ids(FILE *f, const struct pis_report *r)
-{
-    int first = 1;
-    unsigned c = 0;
-
-    while (c < PIS_MAX_CPUS) {
-        unsigned e;
-        if (!r->cpu[c].windows) {
-            c++;
-            continue;
-        }
-        for (e = c; e + 1 < PIS_MAX_CPUS && r->cpu[e + 1].windows; e++)
-            ;
-        fprintf(f, "%s%u", first ? "" : ",", c);
-        if (e > c)
-            fprintf(f, "-%u", e);
-        first = 0;
-        c = e + 1;
-    }
-}
-
 static void header(FILE *f, const struct pis_report *r,
                    const struct pis_out_opts *o)
 {
@@ -343,7 +322,7 @@ static void header(FILE *f, const struct pis_report *r,
         fprintf(f, "  byte order %s-endian\n",
                 pis_byte_order_name(st->byte_order));
     fprintf(f, "  pCPUs      %u (", pis_report_npcpus(r));
-    cpu_ids(f, r);
+    pis_print_cpus(f, r, NULL, 1);
     fprintf(f, ")\n");
     if (o->clock_hz > 0)
         fprintf(f, "  clock      %.0f Hz = %.3f MHz (%s)\n", o->clock_hz,

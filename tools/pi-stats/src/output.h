@@ -53,6 +53,10 @@ const char *pis_time_unit(double hz);
  * TSC of its input ("0.001234567 s"), else "tsc T"; "tsc -" without one. */
 void pis_fmt_at(char *buf, size_t len, const struct pis_summary *s,
                 const struct pis_out_opts *o);
+/* The ids of r's pCPUs (with windows) as "0-3,8", or with map (a --cpu
+ * bitmap) those of map that are (in = 1) or are not (in = 0) r's. */
+void pis_print_cpus(FILE *f, const struct pis_report *r,
+                    const unsigned char *map, int in);
 /* "little", "big", "mixed" (merged inputs of both orders) or "unknown". */
 const char *pis_byte_order_name(unsigned byte_order);
 

@@ -278,6 +278,11 @@ static int in_range(struct pis_range *r, const struct pis_rec *rec)
 
     if (!rec->has_tsc)
         return 0;
+    if (!r->seen || rec->tsc < r->seen_lo)
+        r->seen_lo = rec->tsc;
+    if (!r->seen || rec->tsc > r->seen_hi)
+        r->seen_hi = rec->tsc;
+    r->seen = 1;
     if (!r->relative)
         return rec->tsc >= r->lo && rec->tsc < r->hi;
     if (!r->have_base) {

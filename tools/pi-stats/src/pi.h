@@ -48,6 +48,8 @@ struct pis_range {
     uint64_t base;
     int64_t rlo, rhi;           /* relative: cycles from base */
     uint64_t lo, hi;            /* absolute */
+    int seen;                   /* PI records with a TSC looked at: */
+    uint64_t seen_lo, seen_hi;  /* their lowest and highest TSC */
 };
 
 /* The longest list (the first sample of the maximum length, as in the

@@ -1833,6 +1833,38 @@ def since_until_time_ranges():
         check('--since' in err or '--until' in err, err)
 
 
+@test
+def filters_that_match_nothing_say_so():
+    """One warning line each: --cpu ids not in the input, a range that
+    keeps no PI record, a --since TSC (no clock) below every PI record;
+    none for filters that match, none with -q."""
+    pi = write('pi.bin', pi_trace())            # pCPUs 0, 1, 4000
+    rng = write('range.bin', range_trace())     # PI TSCs 4000..9000
+    for args, want in (
+            (['--cpu', '0-2', pi], 'warning: --cpu 0-2: pCPUs 2 are not in '
+             'this input'),
+            (['--cpu', '5-9', pi], 'warning: --cpu 5-9: none of these pCPUs '
+             'is in this input (it has 0-1,4000)'),
+            (['--since', '9001', rng], 'warning: --since 9001 --until end '
+             'keeps none of its PI records (TSC 4000 to 9000)'),
+            (['--tsc-hz', '1000', '--since', '5', rng], 'warning: --since 5 '
+             '--until end keeps none of its PI records (-1.000000 to '
+             '4.000000 s from the first PI record with a TSC)'),
+            (['--since', '5', rng], 'warning: --since 5 is a TSC value (no '
+             'clock given), below every PI record\'s (TSC 4000 to '
+             '9000): it cuts nothing; give --cpu-mhz or --tsc-hz for '
+             'seconds')):
+        rc, out, err = run(args)
+        eq(rc, 0, 'rc %r' % args)
+        eq(err, 'pi-stats: %s: %s\n' % (args[-1], want), 'stderr %r' % args)
+        rc, out, err = run(['-q'] + args)
+        eq(err, '', '-q %r' % args)
+    for args in (['--cpu', '0-1', pi], ['--since', '4001', rng],
+                 ['--tsc-hz', '1000', '--since', '1', rng]):
+        rc, out, err = run(args)
+        eq((rc, err), (0, ''), 'a filter that matches: %r' % args)
+
+
 def main():
     try:
         build()
