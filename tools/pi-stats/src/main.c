@@ -197,6 +197,7 @@ static int read_inputs(const struct pis_cli *c, struct pis_report *reps,
     *nok = 0;
     *any_data = 0;
     live.json = c->fmt == PIS_FMT_JSON;
+    live.hz = c->o.clock_hz;
     if (pis_live_start(&ctl, c->interval, &live)) {
         fprintf(stderr, "pi-stats: cannot set up signals or the timer: "
                 "%s\n", strerror(errno));
@@ -212,6 +213,10 @@ static int read_inputs(const struct pis_cli *c, struct pis_report *reps,
         }
         reps[i].pi.by = c->o.by;
         reps[i].pi.range = c->o.range;
+        if (c->interval > 0 && pis_pi_interval_on(&reps[i].pi)) {
+            fprintf(stderr, "pi-stats: out of memory\n");
+            return PIS_EXIT_INTERNAL;
+        }
         r = analyse(&reps[i], name, i, c->quiet, &ctl, &live);
         if (r == PIS_EXIT_INTERNAL)
             return r;

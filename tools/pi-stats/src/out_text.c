@@ -266,7 +266,9 @@ static int metric(FILE *f, const struct pis_report *r,
     if (m == PIS_M_WAKE_CYCLES)
         fprintf(f, ", in %s", pis_time_unit(hz));
     else if (m == PIS_M_LIST_LEN)
-        fprintf(f, ", by the list's pCPU");
+        fprintf(f, ", by %s", r->pi.by == PIS_BY_PCPU ? "the list's pCPU" :
+                r->pi.by == PIS_BY_DOMAIN ? "the domain added or moved" :
+                "the vCPU added or moved");
     fputc('\n', f);
     if (s.count == 0) {
         fprintf(f, "  (no samples)\n");

@@ -29,6 +29,10 @@ void pis_pi_free(struct pis_pi *p)
             }
     pis_hist_free(&p->limits);
     pis_owners_free(&p->owners);
+    if (p->iv)
+        for (int m = 0; m < PIS_NMETRICS; m++)
+            pis_hist_free(&p->iv->h[m]);
+    free(p->iv);
     free(p->open);
     memset(p, 0, sizeof(*p));
 }
@@ -101,6 +105,32 @@ static inline void sample(struct pis_pi *p, enum pis_metric_id m, uint32_t cpu,
 
     if (h && pis_hist_add1(h, v, rec->has_tsc, tsc, rec->offset, p->file))
         p->oom = 1;
+    if (p->iv) {
+        h = &p->iv->h[m];
+        if (!h->count || v > h->max)
+            p->iv->max_cpu[m] = cpu;
+        if (pis_hist_add1(h, v, rec->has_tsc, tsc, rec->offset, p->file))
+            p->oom = 1;
+    }
+}
+
+int pis_pi_interval_on(struct pis_pi *p)
+{
+    if (!(p->iv = calloc(1, sizeof(*p->iv))))
+        return -1;
+    for (int m = 0; m < PIS_NMETRICS; m++)
+        pis_hist_init(&p->iv->h[m]);
+    return 0;
+}
+
+void pis_pi_interval_reset(struct pis_pi *p)
+{
+    for (int m = 0; m < PIS_NMETRICS; m++) {
+        pis_hist_free(&p->iv->h[m]);
+        pis_hist_init(&p->iv->h[m]);
+    }
+    p->iv->list_add = p->c.list_add;
+    p->iv->wakeup = p->c.wakeup;
 }
 
 /* A list length of list pCPU cpu after domain dom's vCPU vcpu joined it. */

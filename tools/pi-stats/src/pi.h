@@ -60,6 +60,13 @@ struct pis_longest {
     uint32_t cpu, dom, vcpu;
 };
 
+/* --interval: the samples since the last interval report. */
+struct pis_pi_interval {
+    struct pis_hist h[PIS_NMETRICS];
+    uint32_t max_cpu[PIS_NMETRICS];     /* pCPU of the first maximum */
+    uint64_t list_add, wakeup;          /* the counters at the last report */
+};
+
 struct pis_pi_open {            /* legacy WAKEUP_START waiting for END */
     uint64_t tsc;
     int open;
@@ -70,6 +77,7 @@ struct pis_pi {
     struct pis_hist limits;     /* value = limit in force, count = adds */
     struct pis_pi_counts c;
     struct pis_longest longest;
+    struct pis_pi_interval *iv; /* NULL without --interval */
     struct pis_pi_open *open;   /* PIS_MAX_CPUS entries */
     const unsigned char *cpu_filter;  /* bitmap, NULL = all */
     enum pis_by by;             /* list lengths also by domain or vCPU */
@@ -88,6 +96,10 @@ void pis_pi_free(struct pis_pi *p);
 /* Register the events this decoder needs with a reader. */
 int pis_pi_want(struct pis_reader *r);
 void pis_pi_record(struct pis_pi *p, const struct pis_rec *rec);
+/* Keep the samples of each interval too (--interval); 0 or -1. */
+int pis_pi_interval_on(struct pis_pi *p);
+/* Start a new interval. */
+void pis_pi_interval_reset(struct pis_pi *p);
 /* End of one input: open legacy pairs are unmatched; state is reset. */
 void pis_pi_end_input(struct pis_pi *p);
 int pis_pi_merge(struct pis_pi *dst, const struct pis_pi *src);

@@ -1431,6 +1431,10 @@ def install_and_man_page():
     for word in ('--interval', '--by', '--top', '--compare', '--since',
                  '--until', '/dev/stdout'):
         check(word in readme, 'README lacks ' + word)
+    # xentrace writes a file named "-": no example pipes it into pi-stats
+    for doc, name in ((text, 'man page'), (readme, 'README')):
+        check(not re.search(r'xentrace [^|\n]* - *\|', doc),
+              '%s pipes "xentrace ... -"' % name)
 
 
 # ------------------------------------------------------- live pipes
@@ -1575,19 +1579,36 @@ def interval_reports_on_a_slow_pipe():
     eq(a['list_length'], {'count': 2, 'p50': 3, 'p99': 5, 'max': 5}, 'A ll')
     eq(a['wakeup_cycles'], {'count': 1, 'p50': 500, 'p99': 500, 'max': 500},
        'A wakeup')
+    # this interval's own figures beside the totals (perf stat -I)
+    eq(a['this_interval'], {
+        'list_add': 2, 'wakeup': 1,
+        'list_length': {'count': 2, 'p99': 5, 'max': 5, 'max_cpu': 0},
+        'wakeup_cycles': {'count': 1, 'p99': 500, 'max': 500, 'max_cpu': 0}},
+       'A interval')
     # after B: {3, 5, 7}: p50 = rank 2 = 5, p99 = rank 3 = 7; 1 spilled
     b = json.loads(second[-1])
     eq((b['list_add'], b['spilled_adds']), (3, 1), 'B')
     eq(b['list_length'], {'count': 3, 'p50': 5, 'p99': 7, 'max': 7}, 'B ll')
+    eq(b['this_interval'], {
+        'list_add': 1, 'wakeup': 0,
+        'list_length': {'count': 1, 'p99': 7, 'max': 7, 'max_cpu': 1},
+        'wakeup_cycles': {'count': 0, 'p99': None, 'max': None,
+                          'max_cpu': None}}, 'B interval: its add only')
+    eq([o['this_interval']['list_add'] for o in ticks],
+       [o['list_add'] - p['list_add'] for o, p in
+        zip(ticks, [{'list_add': 0}] + ticks)], 'interval adds add up')
     eq(objs[-1]['list_length']['count'], 3, 'final report')
     # text: one summary line per tick, then the report
     lv = Live(['--interval', '0.05'])
     lv.feed(LIVE_A)
     ln = lv.until(lambda ln: ' 3 records' in ln)[-1]
     # bytes: window header 12 + two adds 2 * (4 + 8 + 16) + wakeup 4+8+12
-    check(re.match(r'\[\d+\.\d s\] -: 92 bytes, 3 records, 2 adds '
-                   r'\(0 spilled\), 1 wakeups; list_length n 2 p50 3 p99 5 '
-                   r'max 5; wakeup_cycles n 1 p50 500 p99 500 max 500$', ln),
+    check(re.match(r'\[\d+\.\d s\] -: interval 2 adds, 1 wakeups; '
+                   r'list_length n 2 p99 5 max 5 \(pCPU 0\); wakeup cycles '
+                   r'\(no clock\) n 1 p99 500 max 500 \(pCPU 0\) \| total '
+                   r'92 bytes, 3 records, 2 adds \(0 spilled\), 1 wakeups; '
+                   r'list_length n 2 p50 3 p99 5 max 5; wakeup cycles \(no '
+                   r'clock\) n 1 p50 500 p99 500 max 500$', ln),
           'text line: ' + ln)
     rc, out, err = lv.finish()
     eq(rc, EXIT_OK, 'text rc')
@@ -1647,6 +1668,12 @@ def by_domain_and_vcpu():
        'text rows (all: {3,4,5,6,9}, p50 rank 3 = 5)')
     check(re.search(r'^ +domain +n +min', out, re.M), 'domain header')
     # CSV: owner rows with a spilled row each
+    for by, who in (('pcpu', "the list's pCPU"),
+                    ('domain', 'the domain added or moved'),
+                    ('vcpu', 'the vCPU added or moved')):
+        rc, out, err = run(['--by', by, path])
+        check('\n@list_length: blocking-list length after each add/move, by '
+              '%s\n' % who in out, 'heading of --by %s: %s' % (by, out))
     rc, out, err = run(['--csv', '--by', 'vcpu', path])
     eq(rc, 0, 'csv rc')
     check('%s,list_length,d1v1,spilled,,,1,\n' % path in out, 'csv spilled')
