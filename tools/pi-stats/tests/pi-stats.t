@@ -5,7 +5,7 @@ or `prove tools/pi-stats/tests/pi-stats.t` (it builds what it needs).
 Environment: PI_STATS (binary), PI_STATS_UNIT (unit test dir), XENALYZE,
 TRACES (dir of the real dumps), BUILD (scratch dir, git-ignored).
 """
-import json, os, re, shutil, stat, struct, subprocess, sys, tempfile, time
+import json, math, os, re, shutil, stat, struct, subprocess, sys, tempfile, time
 import traceback
 import xml.etree.ElementTree as ET
 
@@ -1221,6 +1221,54 @@ def one_unit_in_every_format():
           out)
     rc, out, err = run(['--csv', path])
     check('%s,wakeup_cycles,all,max,,,70000,cycles\n' % path in out, out)
+
+
+@test
+def svg_log_counts_marks_labels_unit():
+    """SVG: counts on a log scale (log10(1 + n) of the next power of 10, so
+    a single sample shows), p50/p99/max as lines in their buckets and in a
+    legend, axis labels, times in the unit of the clock."""
+    path = write('pi.bin', pi_trace())   # wakeups 300 1024 1500 4000 70000
+    ns = '{http://www.w3.org/2000/svg}'
+    for clock, unit, xlabel, bars in (
+            (['--tsc-hz', '1000000000'], ' us', 'time per wakeup (us)',
+             ['[0.256, 0.512): 1', '[0.512, 1.024): 0', '[1.024, 2.048): 2',
+              '[2.048, 4.096): 1']),
+            ([], ' cycles', 'time per wakeup (cycles, no clock)',
+             ['[256, 512): 1', '[512, 1K): 0', '[1K, 2K): 2', '[2K, 4K): 1'])):
+        svg = os.path.join(WORK, 'marks.svg')
+        rc, _, err = run(clock + ['-q', '--svg', svg, path])
+        eq(rc, 0, 'rc: ' + err)
+        panel = ET.parse(svg).getroot().findall(ns + 'g')[1]
+        texts = {t.get('class'): ' '.join(t.itertext())
+                 for t in panel.iter(ns + 'text') if t.get('class')}
+        eq(texts['xlabel'], xlabel, 'x axis label')
+        eq(texts['ylabel'], 'samples (log scale)', 'y axis label')
+        eq(texts['legend'], 'p50 1%s%s p99 70%s%s max 70%s%s' % (
+            ('.500', unit, '.000', unit, '.000', unit) if unit == ' us' else
+            ('500', unit, '000', unit, '000', unit)), 'legend')
+        eq([t.text for t in panel.iter(ns + 'text')
+            if t.get('class') == 'ytick'], ['1', '10'], 'log ticks to 10')
+        frame = [r for r in panel.iter(ns + 'rect') if r.get('fill') == 'none'][0]
+        ph, top = float(frame.get('height')), float(frame.get('y'))
+        rects = [r for r in panel.iter(ns + 'rect')
+                 if r.find(ns + 'title') is not None]
+        eq([r.find(ns + 'title').text for r in rects][:4], bars, 'buckets')
+        for r in rects:
+            n = int(r.find(ns + 'title').text.rsplit(' ', 1)[1])
+            want = ph * math.log10(1 + n) / math.log10(11)
+            check(abs(float(r.get('height')) - want) < 0.01 and
+                  abs(float(r.get('y')) + want - top - ph) < 0.01,
+                  'bar of %d: height %s, want %.2f' % (n, r.get('height'),
+                                                        want))
+        lines = {ln.find(ns + 'title').text: float(ln.get('x1'))
+                 for ln in panel.iter(ns + 'line')
+                 if ln.get('class') == 'mark'}
+        for name, bucket in (('p50', 2), ('p99', -1), ('max', -1)):
+            r = rects[bucket]
+            x, w = float(r.get('x')), float(r.get('width'))
+            check(x <= lines[name] <= x + w, '%s line at %s not in bucket '
+                  '%s' % (name, lines[name], r.find(ns + 'title').text))
 
 
 @test
