@@ -279,11 +279,15 @@ static int output(const struct pis_cli *c, struct pis_report *const *ok,
         pis_atomic_abort(&out);
         return PIS_EXIT_INTERNAL;
     }
-    bad = emit(c->fmt, out.f, ok, nok, m, &c->o);
-    if (!bad && c->svg)
-        bad = pis_out_svg(svg.f, m ? m : ok[0], &c->o);
+    if (emit(c->fmt, out.f, ok, nok, m, &c->o))
+        bad = 1;
+    else if (c->svg && pis_out_svg(svg.f, m ? m : ok[0], &c->o))
+        bad = 2;
+    else
+        bad = 0;
     if (bad) {
-        fprintf(stderr, "pi-stats: %s: cannot write output\n", name);
+        fprintf(stderr, "pi-stats: %s: cannot write output\n",
+                bad == 1 ? name : c->svg);
         pis_atomic_abort(&out);
         pis_atomic_abort(&svg);
         return PIS_EXIT_INTERNAL;
