@@ -86,6 +86,28 @@ struct trow {
     size_t idx;                 /* position in id order */
 };
 
+/* What the summary line worked out for one metric of a report, kept for
+ * that report's section: the total of every pCPU and the per-pCPU
+ * summaries, each one a sort of the pCPU's store, not made twice (with
+ * thousands of pCPUs they were most of the report's time). */
+struct worked {
+    const struct pis_report *r; /* NULL: nothing kept */
+    struct pis_hist total;
+    struct trow *t;             /* per-pCPU rows, in any order */
+    size_t n;
+};
+
+static void worked_free(struct worked *w)
+{
+    for (int m = 0; m < PIS_NMETRICS; m++) {
+        if (w[m].r)
+            pis_hist_free(&w[m].total);
+        free(w[m].t);
+        w[m].r = NULL;
+        w[m].t = NULL;
+    }
+}
+
 /* One row, formatted here and written at once (not a printf call per
  * field: thousands of pCPUs make thousands of rows a metric).  A time
  * takes at most 27 characters (the clock is at least 1 kHz). */
@@ -176,12 +198,20 @@ static struct trow *table_rows(const struct pis_report *r,
  * keeps the worst rows. */
 static int table(FILE *f, const struct pis_report *r, enum pis_metric_id m,
                  const struct pis_hist *total, double hz,
-                 const struct pis_out_opts *o)
+                 const struct pis_out_opts *o, struct worked *w)
 {
     int by_owner = m == PIS_M_LIST_LEN && r->pi.by != PIS_BY_PCPU;
     size_t n, shown;
     struct trow all;
-    struct trow *t = table_rows(r, m, by_owner, &n);
+    struct trow *t;
+
+    if (!by_owner && w->r == r && w->t) {   /* the summary line's rows */
+        t = w->t;
+        n = w->n;
+        w->t = NULL;
+    } else {
+        t = table_rows(r, m, by_owner, &n);
+    }
     const char *head = by_owner ? pis_by_name[r->pi.by] : "cpu";
     int width = 5;
 
@@ -247,9 +277,11 @@ static void hdr_table(FILE *f, const struct pis_vc *vc, size_t nvc,
 }
 
 static int metric(FILE *f, const struct pis_report *r,
-                  enum pis_metric_id m, const struct pis_out_opts *o)
+                  enum pis_metric_id m, const struct pis_out_opts *o,
+                  struct worked *w)
 {
-    struct pis_hist total;
+    struct pis_hist own, *total = &own;
+    int kept = w->r == r;       /* the summary line's total */
     struct pis_summary s;
     struct pis_vc *vc;
     size_t nvc;
@@ -257,9 +289,12 @@ static int metric(FILE *f, const struct pis_report *r,
     uint64_t step = pis_metric_step(m, o);
     double hz = m == PIS_M_WAKE_CYCLES ? o->clock_hz : 0;
 
-    if (pis_pi_total(&r->pi, m, &total) ||
-        pis_summarize(&total, &s, &vc, &nvc)) {
-        pis_hist_free(&total);
+    if (kept)
+        total = &w->total;
+    if ((!kept && pis_pi_total(&r->pi, m, &own)) ||
+        pis_summarize(total, &s, &vc, &nvc)) {
+        if (!kept)
+            pis_hist_free(&own);
         return -1;
     }
     fprintf(f, "\n@%s: %s", pis_metric_name[m], metric_title[m]);
@@ -272,7 +307,8 @@ static int metric(FILE *f, const struct pis_report *r,
     fputc('\n', f);
     if (s.count == 0) {
         fprintf(f, "  (no samples)\n");
-        pis_hist_free(&total);
+        if (!kept)
+            pis_hist_free(&own);
         return 0;
     }
     if (sc == PIS_LINEAR) {
@@ -288,7 +324,7 @@ static int metric(FILE *f, const struct pis_report *r,
             fprintf(f, "  linear buckets of %" PRIu64 "\n", step);
     }
     print_hist(f, vc, nvc, sc, step, hz);
-    if (table(f, r, m, &total, hz, o))
+    if (table(f, r, m, total, hz, o, w))
         goto fail;
     if (m == PIS_M_WAKE_CYCLES) {
         fprintf(f, "\n  percentile distribution, all pCPUs (%s):\n",
@@ -296,11 +332,13 @@ static int metric(FILE *f, const struct pis_report *r,
         hdr_table(f, vc, nvc, s.count, hz);
     }
     free(vc);
-    pis_hist_free(&total);
+    if (!kept)
+        pis_hist_free(&own);
     return 0;
 fail:
     free(vc);
-    pis_hist_free(&total);
+    if (!kept)
+        pis_hist_free(&own);
     return -1;
 }
 
@@ -409,7 +447,7 @@ static int limits(FILE *f, const struct pis_report *r)
 }
 
 static int one(FILE *f, const struct pis_report *r,
-               const struct pis_out_opts *o)
+               const struct pis_out_opts *o, struct worked *w)
 {
     header(f, r, o);
     if (pis_pi_events(&r->pi) == 0) {
@@ -420,7 +458,7 @@ static int one(FILE *f, const struct pis_report *r,
         return 0;
     }
     for (int m = 0; m < PIS_NMETRICS; m++) {
-        if (metric(f, r, (enum pis_metric_id)m, o))
+        if (metric(f, r, (enum pis_metric_id)m, o, &w[m]))
             return -1;
         if (m == PIS_M_LIST_LEN && limits(f, r))
             return -1;
@@ -431,22 +469,21 @@ static int one(FILE *f, const struct pis_report *r,
 /* Where metric m of r is worst: *all its total, *by_max the pCPU where
  * the total's maximum is (the first sample of it), *by_p99 the pCPU with
  * the highest p99 (then max, then id).  1, 0 without samples, -1 when out
- * of memory. */
+ * of memory.  The total and the rows stay in *w for r's section. */
 static int worst(const struct pis_report *r, enum pis_metric_id m,
                  struct pis_summary *all, struct trow *by_max,
-                 struct trow *by_p99)
+                 struct trow *by_p99, struct worked *w)
 {
-    struct pis_hist total;
     struct trow *t;
     size_t n;
     int rc;
 
-    if (pis_pi_total(&r->pi, m, &total) ||
-        pis_summarize(&total, all, NULL, NULL)) {
-        pis_hist_free(&total);
+    if (pis_pi_total(&r->pi, m, &w->total) ||
+        pis_summarize(&w->total, all, NULL, NULL)) {
+        pis_hist_free(&w->total);
         return -1;
     }
-    pis_hist_free(&total);
+    w->r = r;
     if (!all->count)
         return 0;
     if (!(t = table_rows(r, m, 0, &n)))
@@ -462,7 +499,8 @@ static int worst(const struct pis_report *r, enum pis_metric_id m,
     qsort(t, n, sizeof(*t), worse_p99);
     if (n)
         *by_p99 = t[0];
-    free(t);
+    w->t = t;
+    w->n = n;
     return rc;
 }
 
@@ -485,7 +523,7 @@ static void when(FILE *f, const struct pis_summary *s, int merged,
 /* The first line: where the longest list and the slowest wakeup were,
  * and the pCPUs with the worst p99 of each. */
 static int answer(FILE *f, const struct pis_report *r,
-                  const struct pis_out_opts *o)
+                  const struct pis_out_opts *o, struct worked *wk)
 {
     struct pis_summary all;
     struct trow mx, p99;
@@ -493,7 +531,7 @@ static int answer(FILE *f, const struct pis_report *r,
     int rc, any = 0;
 
     fprintf(f, "summary:");
-    rc = worst(r, PIS_M_LIST_LEN, &all, &mx, &p99);
+    rc = worst(r, PIS_M_LIST_LEN, &all, &mx, &p99, &wk[PIS_M_LIST_LEN]);
     if (rc < 0)
         return -1;
     if (rc) {
@@ -507,7 +545,8 @@ static int answer(FILE *f, const struct pis_report *r,
                 p99.label);
         any = 1;
     }
-    rc = worst(r, PIS_M_WAKE_CYCLES, &all, &mx, &p99);
+    rc = worst(r, PIS_M_WAKE_CYCLES, &all, &mx, &p99,
+               &wk[PIS_M_WAKE_CYCLES]);
     if (rc < 0)
         return -1;
     if (rc) {
@@ -531,15 +570,22 @@ int pis_out_text(FILE *f, struct pis_report *const *in, int n,
                  const struct pis_report *merged,
                  const struct pis_out_opts *o)
 {
-    if (answer(f, merged ? merged : in[0], o))
-        return -1;
+    struct worked w[PIS_NMETRICS];
+    int rc = -1;
+
+    memset(w, 0, sizeof(w));
+    if (answer(f, merged ? merged : in[0], o, w))
+        goto out;
     for (int i = 0; i < n; i++) {
         if (i)
             fputc('\n', f);
-        if (one(f, in[i], o))
-            return -1;
+        if (one(f, in[i], o, w))
+            goto out;
     }
-    if (merged && one(f, merged, o))
-        return -1;
-    return ferror(f) ? -1 : 0;
+    if (merged && one(f, merged, o, w))
+        goto out;
+    rc = ferror(f) ? -1 : 0;
+out:
+    worked_free(w);
+    return rc;
 }
