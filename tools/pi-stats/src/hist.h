@@ -74,9 +74,13 @@ int pis_hist_add(struct pis_hist *h, uint64_t v, uint64_t n, int has_tsc,
 static inline int pis_hist_add1(struct pis_hist *h, uint64_t v, int has_tsc,
                                 uint64_t tsc, uint64_t offset, int file)
 {
-    if (h->count && v <= h->max &&
-        (v < h->max || file > h->max_file ||
-         (file == h->max_file && offset >= h->max_offset))) {
+    /* & and |, not && and ||: one test, not a branch per term, which
+     * values that are and are not the maximum in turn would mispredict */
+    if ((h->count != 0) &
+        ((v < h->max) | ((v == h->max) &
+                         ((file > h->max_file) |
+                          ((file == h->max_file) &
+                           (offset >= h->max_offset)))))) {
         if (v < h->nsmall) {
             h->small[v]++;
             h->count++;
