@@ -1,6 +1,5 @@
 /* reader.c - validate and walk xentrace windows; see reader.h. */
 #include <stdarg.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -250,12 +249,6 @@ static void look(struct pis_reader *r, const unsigned char *q, uint32_t h,
     r->on_rec(r->ctx, &rec);
 }
 
-/* Records to look at (see look) collected by a walk before it looks at
- * them, in file order: whether a record is one is then no branch per
- * record, which a trace of PI and other records in any order would
- * mispredict about a third of the time. */
-#define LOOK_BATCH 256
-
 /* One window being walked. */
 struct walker {
     const unsigned char *p;     /* its first record */
@@ -266,30 +259,13 @@ struct walker {
     uint64_t last, tmin, tmax;  /* see walk_one */
     uint64_t nrec, notsc;
     uint64_t by_class[PIS_NCLASS];
-    unsigned nlook;             /* records in look_at */
-    uint32_t look_at[LOOK_BATCH + 1];   /* their offsets from p */
 };
-
-/* Look at the records collected, in file order. */
-static void look_pending(struct pis_reader *r, struct walker *wk, int sw)
-{
-    for (unsigned k = 0; k < wk->nlook; k++) {
-        const unsigned char *q = wk->p + wk->look_at[k];
-        uint32_t h = pis_ld32o(q, sw), ev = h & TRC_EVENT_MASK;
-        unsigned i = lk_index(r->hash_mul, ev);
-        uint64_t tsc = h & TRC_TSC_FLAG ? pis_ldtsc(q + 4, sw) : 0;
-
-        look(r, q, h, tsc, wk->cpu, wk->base + wk->look_at[k],
-             r->lk_code[i], sw);
-    }
-    wk->nlook = 0;
-}
 
 static void walker_init(struct pis_reader *r, struct walker *wk,
                         const unsigned char *p, uint32_t size, uint32_t cpu,
                         uint64_t base)
 {
-    memset(wk, 0, offsetof(struct walker, look_at));
+    memset(wk, 0, sizeof(*wk));
     wk->p = p;
     wk->base = base;
     wk->size = size;
@@ -351,7 +327,6 @@ static PIS_ALWAYS_INLINE int walk_one(struct pis_reader *r, struct walker *wk,
     wk->by_class[cls]++;
     if (h & TRC_TSC_FLAG) {
         if (back) {
-            look_pending(r, wk, sw);    /* what came before it first */
             r->st.tsc_backwards++;
             diag(r, PIS_DIAG_TSC_BACK, wk->base + q,
                  "TSC goes backwards on cpu %u (%llu after %llu)", wk->cpu,
@@ -364,10 +339,8 @@ static PIS_ALWAYS_INLINE int walk_one(struct pis_reader *r, struct walker *wk,
         wk->notsc++;
     }
     wk->nrec++;
-    wk->look_at[wk->nlook] = (uint32_t)q;
-    wk->nlook += (code & LK_LOOK) != 0;
-    if (wk->nlook == LOOK_BATCH)
-        look_pending(r, wk, sw);
+    if (code & LK_LOOK)
+        look(r, p + q, h, tsc, wk->cpu, wk->base + q, code, sw);
     wk->q = q + sz;
     return 1;
 }
@@ -381,7 +354,6 @@ static PIS_ALWAYS_INLINE void walk_rest(struct pis_reader *r,
         have = wk->size;
     while (wk->q < have && walk_one(r, wk, have, sw, whole))
         ;
-    look_pending(r, wk, sw);
     if (wk->w.end == WALK_OK && have < wk->size)
         wk->w.end = WALK_SHORT;
     wk->w.stop = wk->q;
