@@ -32,7 +32,8 @@ static void usage(FILE *f)
 "                      the spilled and over-limit adds (text or JSON)\n"
 "  -c, --csv           CSV rows: input,metric,cpu,kind,low,high,value\n"
 "      --svg FILE      also write both histograms as an SVG plot to FILE\n"
-"  -o, --output FILE   write the report to FILE (atomically) not stdout\n"
+"  -o, --output FILE   write the report to FILE not stdout (a regular file\n"
+"                      is replaced atomically, FIFOs and devices written into)\n"
 "      --cpu LIST      only samples of these pCPUs, e.g. 0-3,8,4000\n"
 "      --cpu-mhz N     TSC runs at N MHz: print wakeup times in us\n"
 "      --cpu-mhz host  ask the hypervisor (needs a libxenctrl build)\n"
@@ -43,6 +44,8 @@ static void usage(FILE *f)
 "      --by pcpu|domain|vcpu  list lengths and spills by the list's pCPU\n"
 "                      (default) or by the domain or vCPU added to it\n"
 "      --top N         text tables: only the N worst rows (by max, p99)\n"
+"      --all           text tables: every row (default: the 8 worst when\n"
+"                      there are more than 16)\n"
 "      --since T       only PI records at or after T, and\n"
 "      --until T       before T: seconds from the input's first PI record\n"
 "                      with a TSC given a clock, else absolute TSC values\n"
@@ -220,7 +223,7 @@ static int finish(struct pis_cli *c, int argc, char **argv)
 }
 
 enum { O_SVG = 256, O_CPU, O_MHZ, O_HZ, O_STEP, O_STRICT, O_INTERVAL, O_BY,
-       O_TOP, O_COMPARE, O_SINCE, O_UNTIL };
+       O_TOP, O_ALL, O_COMPARE, O_SINCE, O_UNTIL };
 
 static const struct option lopts[] = {
     { "json", no_argument, NULL, 'j' },
@@ -235,6 +238,7 @@ static const struct option lopts[] = {
     { "interval", required_argument, NULL, O_INTERVAL },
     { "by", required_argument, NULL, O_BY },
     { "top", required_argument, NULL, O_TOP },
+    { "all", no_argument, NULL, O_ALL },
     { "compare", no_argument, NULL, O_COMPARE },
     { "since", required_argument, NULL, O_SINCE },
     { "until", required_argument, NULL, O_UNTIL },
@@ -298,6 +302,9 @@ static int one_option(struct pis_cli *c, int opt, char **argv,
             return usage_error("--top: want a number of rows from 1 to "
                                "1000000, got \"%s\"", optarg);
         c->o.top = (unsigned)v;
+        return GO_ON;
+    case O_ALL:
+        c->o.all = 1;
         return GO_ON;
     case O_INTERVAL:
         if (parse_seconds(optarg, &c->interval) || c->interval <= 0 ||

@@ -346,7 +346,7 @@ static int later(int f1, uint64_t o1, int f2, uint64_t o2)
 
 /* v, taken at (file, offset), becomes h's maximum when it is greater, or
  * equal and earlier, or h has no samples yet: the one rule for samples,
- * batches, merges and sums. */
+ * merges and sums. */
 static void note(struct pis_hist *h, uint64_t v, int has_tsc, uint64_t tsc,
                  uint64_t offset, int file)
 {
@@ -426,48 +426,6 @@ int pis_hist_add(struct pis_hist *h, uint64_t v, uint64_t n, int has_tsc,
     note(h, v, has_tsc, tsc, offset, file);
     h->count += n;
     return 0;
-}
-
-void pis_hist_put_begin(struct pis_hist *h, struct pis_hist_put *c)
-{
-    memset(c, 0, sizeof(*c));
-    c->h = h;
-    /* below the store's maximum nothing can move it; one equal to it may
-     * come from an earlier place (put_end compares) */
-    c->top = h->count ? h->max : 0;
-    c->small = h->small;
-    c->nsmall = h->nsmall;
-}
-
-void pis_hist_put_slow(struct pis_hist_put *c, uint32_t x)
-{
-    struct pis_hist *h = c->h;
-
-    if (x < PIS_HIST_SMALL && small_take(h, x)) {
-        c->small = h->small;
-        c->nsmall = h->nsmall;
-        return;
-    }
-    if (add_buf(h, x)) {
-        c->rc = -1;
-        c->lost++;
-    }
-}
-
-int pis_hist_put_end(struct pis_hist_put *c, uint64_t n, pis_where_fn where,
-                     const void *ctx)
-{
-    struct pis_hist *h = c->h;
-
-    if (n == c->lost)
-        return c->rc;
-    if (c->any_top) {           /* then c->hi >= h->max */
-        struct pis_where at;
-        where(ctx, c->imax, &at);
-        note(h, c->hi, at.has_tsc, at.tsc, at.offset, at.file);
-    }
-    h->count += n - c->lost;
-    return c->rc;
 }
 
 /* Sorted view of everything (h unchanged); caller frees. */

@@ -74,9 +74,13 @@ int pis_hist_add(struct pis_hist *h, uint64_t v, uint64_t n, int has_tsc,
 static inline int pis_hist_add1(struct pis_hist *h, uint64_t v, int has_tsc,
                                 uint64_t tsc, uint64_t offset, int file)
 {
-    if (h->count && v <= h->max &&
-        (v < h->max || file > h->max_file ||
-         (file == h->max_file && offset >= h->max_offset))) {
+    /* & and |, not && and ||: one test, not a branch per term, which
+     * values that are and are not the maximum in turn would mispredict */
+    if ((h->count != 0) &
+        ((v < h->max) | ((v == h->max) &
+                         ((file > h->max_file) |
+                          ((file == h->max_file) &
+                           (offset >= h->max_offset)))))) {
         if (v < h->nsmall) {
             h->small[v]++;
             h->count++;
@@ -90,73 +94,6 @@ static inline int pis_hist_add1(struct pis_hist *h, uint64_t v, int has_tsc,
     }
     return pis_hist_add(h, v, 1, has_tsc, tsc, offset, file);
 }
-
-/* Where a sample was taken (kept for the maximum). */
-struct pis_where {
-    uint64_t tsc, offset;
-    int has_tsc, file;
-};
-typedef void (*pis_where_fn)(const void *ctx, size_t i, struct pis_where *w);
-
-/* Adding 32-bit samples from a loop of the caller's, in input order, with
- * no call and no array in between: pis_hist_put_begin, pis_hist_put for
- * each sample (the common cases inline: a small value counted in place,
- * another one buffered), pis_hist_put_end with the number of samples put.
- * The count and the maximum are folded in at the end, so that nothing is
- * counted per sample in memory (each such count would wait for the one
- * before); the caller names each sample by an index of its own
- * (ascending), and where(ctx, index) is asked at most once, about the
- * first sample equal to the batch's maximum, when that may become the
- * store's.  Nothing else may touch the store meanwhile. */
-struct pis_hist_put {
-    struct pis_hist *h;
-    uint64_t *small;
-    uint32_t nsmall;            /* h->nsmall (counters grow in put_slow) */
-    uint32_t hi;                /* valid when any_top */
-    size_t imax;                /* caller's index of the first maximum */
-    uint64_t top;               /* samples below cannot be the maximum */
-    uint64_t lost;              /* samples not stored (out of memory) */
-    int any_top;
-    int rc;                     /* -1: out of memory, samples lost */
-};
-
-void pis_hist_put_begin(struct pis_hist *h, struct pis_hist_put *c);
-void pis_hist_put_slow(struct pis_hist_put *c, uint32_t x);
-
-/* A sample at or above the running maximum (rare once a store has seen a
- * few: no per-sample bookkeeping of the maximum otherwise). */
-static inline void pis_hist_put_top(struct pis_hist_put *c, uint32_t x,
-                                    size_t index)
-{
-    c->hi = x;
-    c->imax = index;
-    c->top = (uint64_t)x + 1;   /* the first of equal ones counts */
-    c->any_top = 1;
-}
-
-static inline void pis_hist_put(struct pis_hist_put *c, uint32_t x,
-                                size_t index)
-{
-    struct pis_hist *h = c->h;
-
-    if (x >= c->top)
-        pis_hist_put_top(c, x, index);
-    if (x < c->nsmall) {
-        c->small[x]++;
-    } else if (x >= PIS_HIST_SMALL && h->nbuf < h->bufcap) {
-        /* counted in wide counters at a flush, thousands in a row: in
-         * place now, each would miss the cache once the counters of many
-         * pCPUs outgrow it */
-        h->buf[h->nbuf++] = x;
-    } else {
-        pis_hist_put_slow(c, x);
-    }
-}
-
-/* n: the samples put since pis_hist_put_begin.  Returns 0, or -1 when out
- * of memory (samples were lost). */
-int pis_hist_put_end(struct pis_hist_put *c, uint64_t n, pis_where_fn where,
-                     const void *ctx);
 
 /* Fold the small counters and the buffer into the wide counters and the
  * sorted array, and release them (end of an input); the wide counters

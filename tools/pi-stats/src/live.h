@@ -12,9 +12,10 @@
 /* What an interval report looks at (the input being read). */
 struct pis_live_src {
     const struct pis_reader *rd;
-    const struct pis_pi *pi;
+    struct pis_pi *pi;          /* with interval samples (pis_pi_interval_on) */
     const char *name;
     int json;
+    double hz;                  /* the clock, 0 = unknown */
 };
 
 /* Install the handlers of SIGINT and SIGTERM (and, when interval_s > 0,

@@ -16,6 +16,7 @@
 #include "exitcodes.h"
 #include "input.h"
 #include "live.h"
+#include "nomatch.h"
 #include "output.h"
 #include "report.h"
 
@@ -83,12 +84,6 @@ static void on_rec(void *ctx, const struct pis_rec *rec)
     pis_pi_record(ic->pi, rec);
 }
 
-static void on_batch(void *ctx, const struct pis_batch *b)
-{
-    struct input_ctx *ic = ctx;
-    pis_pi_batch(ic->pi, b);
-}
-
 static int data_problems(const struct pis_report *r)
 {
     return r->st.corrupt_events || r->st.corrupt_bytes ||
@@ -98,7 +93,7 @@ static int data_problems(const struct pis_report *r)
 
 /* Read one input into rep.  Returns an exit code. */
 static int analyse(struct pis_report *rep, const char *name, int index,
-                   int quiet, int batched, const struct pis_input_ctl *ctl,
+                   int quiet, const struct pis_input_ctl *ctl,
                    struct pis_live_src *live)
 {
     struct pis_reader rd;
@@ -111,8 +106,9 @@ static int analyse(struct pis_report *rep, const char *name, int index,
     ic.pi = &rep->pi;
     ic.quiet = quiet;
     rep->pi.file = index;
-    if (pis_reader_init(&rd, on_rec, on_batch, on_diag, &ic) ||
-        pis_pi_want(&rd, batched)) {
+    rep->pi.diag = on_diag;
+    rep->pi.diag_ctx = &ic;
+    if (pis_reader_init(&rd, on_rec, on_diag, &ic) || pis_pi_want(&rd)) {
         fprintf(stderr, "pi-stats: out of memory\n");
         pis_reader_free(&rd);
         return PIS_EXIT_INTERNAL;
@@ -122,6 +118,7 @@ static int analyse(struct pis_report *rep, const char *name, int index,
     live->name = name;
     st = pis_input_run(&rd, name, ctl, err, sizeof(err));
     pis_pi_end_input(&rep->pi);
+    rep->pi.diag = NULL;        /* ic ends here */
     pis_report_take(rep, &rd);
     pis_reader_free(&rd);
     for (int k = 0; k < PIS_DIAG_NKINDS; k++)
@@ -164,31 +161,23 @@ static int emit(enum pis_fmt fmt, FILE *f, struct pis_report *const *ok, int nok
     }
 }
 
-static int write_to(const char *path, enum pis_fmt fmt, int svg,
-                    struct pis_report *const *ok, int nok,
-                    const struct pis_report *merged,
-                    const struct pis_out_opts *o)
+static int open_target(struct pis_atomic *a, const char *path)
 {
-    struct pis_atomic a;
-    int rc;
+    char err[256];
 
-    if (pis_atomic_open(&a, path)) {
-        fprintf(stderr, "pi-stats: %s: cannot create: %s\n", path,
-                strerror(errno));
+    if (pis_atomic_open(a, path, err, sizeof(err))) {
+        fprintf(stderr, "pi-stats: %s: %s\n", path, err);
         return -1;
     }
-    if (svg)
-        rc = pis_out_svg(a.f, merged ? merged : ok[0], o);
-    else
-        rc = emit(fmt, a.f, ok, nok, merged, o);
-    if (rc) {
-        fprintf(stderr, "pi-stats: %s: cannot write output\n", path);
-        pis_atomic_abort(&a);
-        return -1;
-    }
-    if (pis_atomic_commit(&a)) {
-        fprintf(stderr, "pi-stats: %s: cannot write: %s\n", path,
-                strerror(errno));
+    return 0;
+}
+
+static int commit_target(struct pis_atomic *a, const char *path)
+{
+    char err[256];
+
+    if (pis_atomic_commit(a, err, sizeof(err))) {
+        fprintf(stderr, "pi-stats: %s: %s\n", path, err);
         return -1;
     }
     return 0;
@@ -208,6 +197,7 @@ static int read_inputs(const struct pis_cli *c, struct pis_report *reps,
     *nok = 0;
     *any_data = 0;
     live.json = c->fmt == PIS_FMT_JSON;
+    live.hz = c->o.clock_hz;
     if (pis_live_start(&ctl, c->interval, &live)) {
         fprintf(stderr, "pi-stats: cannot set up signals or the timer: "
                 "%s\n", strerror(errno));
@@ -223,8 +213,11 @@ static int read_inputs(const struct pis_cli *c, struct pis_report *reps,
         }
         reps[i].pi.by = c->o.by;
         reps[i].pi.range = c->o.range;
-        r = analyse(&reps[i], name, i, c->quiet,
-                    c->o.by == PIS_BY_PCPU && !c->o.range.on, &ctl, &live);
+        if (c->interval > 0 && pis_pi_interval_on(&reps[i].pi)) {
+            fprintf(stderr, "pi-stats: out of memory\n");
+            return PIS_EXIT_INTERNAL;
+        }
+        r = analyse(&reps[i], name, i, c->quiet, &ctl, &live);
         if (r == PIS_EXIT_INTERNAL)
             return r;
         if (r != PIS_EXIT_OK) {
@@ -232,6 +225,8 @@ static int read_inputs(const struct pis_cli *c, struct pis_report *reps,
                 worst = r;
             continue;
         }
+        if (!c->quiet)
+            pis_warn_no_match(stderr, name, &reps[i], &c->o, c->cpumap);
         *any_data |= data_problems(&reps[i]);
         ok[(*nok)++] = &reps[i];
     }
@@ -254,40 +249,84 @@ static int merge_all(struct pis_report *m, struct pis_report *const *ok,
     return 0;
 }
 
-/* Report, SVG: returns PIS_EXIT_OK or PIS_EXIT_INTERNAL. */
+/* Whether the -o and --svg targets are usable, before any input is read. */
+static int check_targets(const struct pis_cli *c)
+{
+    const char *t[2] = { c->out, c->svg };
+    char err[256];
+
+    for (int i = 0; i < 2; i++)
+        if (t[i] && pis_atomic_check(t[i], err, sizeof(err))) {
+            fprintf(stderr, "pi-stats: %s: %s\n", t[i], err);
+            return -1;
+        }
+    return 0;
+}
+
+/* Report, SVG: returns PIS_EXIT_OK or PIS_EXIT_INTERNAL.  Both are
+ * written before either replaces a file, so a failure changes neither. */
 static int output(const struct pis_cli *c, struct pis_report *const *ok,
                   int nok, const struct pis_report *m)
 {
-    if (c->out) {
-        if (write_to(c->out, c->fmt, 0, ok, nok, m, &c->o))
-            return PIS_EXIT_INTERNAL;
-    } else if (emit(c->fmt, stdout, ok, nok, m, &c->o) || fflush(stdout)) {
-        fprintf(stderr, "pi-stats: cannot write to standard output\n");
+    struct pis_atomic out, svg;
+    const char *name = c->out ? c->out : "-";
+    int bad;
+
+    memset(&svg, 0, sizeof(svg));
+    if (open_target(&out, name))
+        return PIS_EXIT_INTERNAL;
+    if (c->svg && open_target(&svg, c->svg)) {
+        pis_atomic_abort(&out);
         return PIS_EXIT_INTERNAL;
     }
-    if (c->svg && write_to(c->svg, c->fmt, 1, ok, nok, m, &c->o))
+    if (emit(c->fmt, out.f, ok, nok, m, &c->o))
+        bad = 1;
+    else if (c->svg && pis_out_svg(svg.f, m ? m : ok[0], &c->o))
+        bad = 2;
+    else
+        bad = 0;
+    if (bad) {
+        fprintf(stderr, "pi-stats: %s: cannot write output\n",
+                bad == 1 ? name : c->svg);
+        pis_atomic_abort(&out);
+        pis_atomic_abort(&svg);
         return PIS_EXIT_INTERNAL;
-    return PIS_EXIT_OK;
+    }
+    bad = commit_target(&out, name);
+    if (c->svg) {
+        if (bad)
+            pis_atomic_abort(&svg);
+        else
+            bad = commit_target(&svg, c->svg);
+    }
+    return bad ? PIS_EXIT_INTERNAL : PIS_EXIT_OK;
 }
 
 int main(int argc, char **argv)
 {
     static struct pis_cli c;
     struct pis_report *reps, **ok, merged;
+    uint64_t *tsc_start;
     int rc, nok, any_data, have_merged = 0;
 
     if ((rc = pis_cli_parse(&c, argc, argv)) >= 0)
         return rc;
+    if (check_targets(&c))
+        return PIS_EXIT_INTERNAL;
     heap_setup();
     reps = calloc((size_t)c.ninputs, sizeof(*reps));
     ok = calloc((size_t)c.ninputs, sizeof(*ok));
-    if (!reps || !ok) {
+    tsc_start = calloc((size_t)c.ninputs, sizeof(*tsc_start));
+    if (!reps || !ok || !tsc_start) {
         fprintf(stderr, "pi-stats: out of memory\n");
         return PIS_EXIT_INTERNAL;
     }
     rc = read_inputs(&c, reps, ok, &nok, &any_data);
     if (rc == PIS_EXIT_INTERNAL)
         return rc;
+    for (int i = 0; i < c.ninputs; i++)
+        tsc_start[i] = reps[i].st.tsc_min;
+    c.o.tsc_start = tsc_start;
     if (c.o.compare && nok < 2)
         nok = 0;                /* nothing to compare: the errors say why */
     if (nok > 1 && !c.o.compare) {
@@ -310,5 +349,6 @@ int main(int argc, char **argv)
         pis_report_free(&merged);
     free(reps);
     free(ok);
+    free(tsc_start);
     return rc;
 }

@@ -1,6 +1,9 @@
 /* out_common.c - bucket schemes shared by every output format, so that
  * histograms from different files and hosts merge by adding counts of
  * identical [low, high) buckets; names shared by the formats. */
+#include <inttypes.h>
+#include <stdio.h>
+
 #include "output.h"
 
 enum pis_scheme pis_metric_scheme(enum pis_metric_id m)
@@ -11,6 +14,61 @@ enum pis_scheme pis_metric_scheme(enum pis_metric_id m)
 uint64_t pis_metric_step(enum pis_metric_id m, const struct pis_out_opts *o)
 {
     return m == PIS_M_LIST_LEN && o->len_step ? o->len_step : 1;
+}
+
+void pis_fmt_time(char *buf, size_t len, uint64_t v, double hz)
+{
+    if (hz > 0)
+        snprintf(buf, len, "%.3f", (double)v * 1e6 / hz);
+    else
+        snprintf(buf, len, "%" PRIu64, v);
+}
+
+const char *pis_time_unit(double hz)
+{
+    return hz > 0 ? "us" : "cycles (no clock)";
+}
+
+void pis_fmt_at(char *buf, size_t len, const struct pis_summary *s,
+                const struct pis_out_opts *o)
+{
+    if (!s->max_has_tsc)
+        snprintf(buf, len, "tsc -");
+    else if (o->clock_hz > 0 && o->tsc_start && s->max_file >= 0 &&
+             s->max_file < o->ninputs)
+        snprintf(buf, len, "%.9f s", (double)(s->max_tsc -
+                 o->tsc_start[s->max_file]) / o->clock_hz);
+    else
+        snprintf(buf, len, "tsc %" PRIu64, s->max_tsc);
+}
+
+static int listed(const struct pis_report *r, const unsigned char *map,
+                  int in, unsigned c)
+{
+    int has = r->cpu[c].windows != 0;
+
+    if (!map)
+        return has;
+    return (map[c >> 3] & (1u << (c & 7u))) && has == in;
+}
+
+void pis_print_cpus(FILE *f, const struct pis_report *r,
+                    const unsigned char *map, int in)
+{
+    int first = 1;
+
+    for (unsigned c = 0; c < PIS_MAX_CPUS; c++) {
+        unsigned e;
+        if (!listed(r, map, in, c))
+            continue;
+        for (e = c; e + 1 < PIS_MAX_CPUS && listed(r, map, in, e + 1); e++)
+            ;
+        fprintf(f, "%s%u", first ? "" : ",", c);
+        if (e > c)
+            fprintf(f, "-%u", e);
+        first = 0;
+        c = e;
+    }
 }
 
 const char *pis_byte_order_name(unsigned byte_order)

@@ -1,10 +1,13 @@
-/* out_csv.c - long-format CSV: input,metric,cpu,kind,low,high,value.
+/* out_csv.c - long-format CSV: input,metric,cpu,kind,low,high,value,unit.
  *
  * kind "bucket" rows carry [low, high) and the count in value; summary
  * rows (count, min, p50, p90, p99, p999, max, max_tsc, max_offset) and
  * the metric "trace" rows (bytes, windows, records, ...) leave low and
- * high empty.  Empty statistics are empty cells.  Histograms merge by
- * summing bucket rows with equal (metric, cpu, low, high). */
+ * high empty.  Empty statistics are empty cells.  unit is that of low,
+ * high and the statistics: "entries", "us" (wakeup_cycles with a clock)
+ * or "cycles"; "tsc" and "byte" for max_tsc and max_offset; empty for the
+ * trace rows.  Histograms merge by summing bucket rows with equal
+ * (metric, cpu, low, high, unit). */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,20 +30,32 @@ static void cstr(FILE *f, const char *s)
     fputc('"', f);
 }
 
+/* One row; v in unit (hz > 0: cycles shown as us) unless !has. */
 static void line(FILE *f, const char *in, const char *metric,
-                 const char *cpu, const char *kind, int has, uint64_t v)
+                 const char *cpu, const char *kind, int has, uint64_t v,
+                 double hz, const char *unit)
 {
+    char b[32];
+
     cstr(f, in);
     fprintf(f, ",%s,%s,%s,,,", metric, cpu, kind);
-    if (has)
-        fprintf(f, "%" PRIu64, v);
-    fputc('\n', f);
+    if (has) {
+        pis_fmt_time(b, sizeof(b), v, hz);
+        fputs(b, f);
+    }
+    fprintf(f, ",%s\n", unit);
 }
 
-static int stats(FILE *f, const char *in, const char *metric,
+static int stats(FILE *f, const char *in, enum pis_metric_id m,
                  const char *cpu, const struct pis_hist *h,
-                 enum pis_scheme sc, uint64_t step)
+                 const struct pis_out_opts *o)
 {
+    const char *metric = pis_metric_name[m];
+    enum pis_scheme sc = pis_metric_scheme(m);
+    uint64_t step = pis_metric_step(m, o);
+    double hz = m == PIS_M_WAKE_CYCLES ? o->clock_hz : 0;
+    const char *unit = m != PIS_M_WAKE_CYCLES ? "entries" :
+        hz > 0 ? "us" : "cycles";
     struct pis_summary s;
     struct pis_vc *vc;
     struct pis_bucket *b;
@@ -50,24 +65,28 @@ static int stats(FILE *f, const char *in, const char *metric,
     if (pis_summarize(h, &s, &vc, &nvc))
         return -1;
     has = s.count > 0;
-    line(f, in, metric, cpu, "count", 1, s.count);
-    line(f, in, metric, cpu, "min", has, s.min);
-    line(f, in, metric, cpu, "p50", has, s.p50);
-    line(f, in, metric, cpu, "p90", has, s.p90);
-    line(f, in, metric, cpu, "p99", has, s.p99);
-    line(f, in, metric, cpu, "p999", has, s.p999);
-    line(f, in, metric, cpu, "max", has, s.max);
-    line(f, in, metric, cpu, "max_tsc", has && s.max_has_tsc, s.max_tsc);
-    line(f, in, metric, cpu, "max_offset", has, s.max_offset);
+    line(f, in, metric, cpu, "count", 1, s.count, 0, unit);
+    line(f, in, metric, cpu, "min", has, s.min, hz, unit);
+    line(f, in, metric, cpu, "p50", has, s.p50, hz, unit);
+    line(f, in, metric, cpu, "p90", has, s.p90, hz, unit);
+    line(f, in, metric, cpu, "p99", has, s.p99, hz, unit);
+    line(f, in, metric, cpu, "p999", has, s.p999, hz, unit);
+    line(f, in, metric, cpu, "max", has, s.max, hz, unit);
+    line(f, in, metric, cpu, "max_tsc", has && s.max_has_tsc, s.max_tsc, 0,
+         "tsc");
+    line(f, in, metric, cpu, "max_offset", has, s.max_offset, 0, "byte");
     b = pis_buckets(vc, nvc, sc, step, 0, &nb);
     if (nvc && !b) {
         free(vc);
         return -1;
     }
     for (size_t i = 0; i < nb; i++) {
+        char lo[32], hi[32];
+        pis_fmt_time(lo, sizeof(lo), b[i].low, hz);
+        pis_fmt_time(hi, sizeof(hi), b[i].high, hz);
         cstr(f, in);
-        fprintf(f, ",%s,%s,bucket,%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
-                metric, cpu, b[i].low, b[i].high, b[i].count);
+        fprintf(f, ",%s,%s,bucket,%s,%s,%" PRIu64 ",%s\n", metric, cpu, lo,
+                hi, b[i].count, unit);
     }
     free(b);
     free(vc);
@@ -76,8 +95,8 @@ static int stats(FILE *f, const char *in, const char *metric,
 
 /* --by domain|vcpu: list_length rows per owner (cpu column "d1" or
  * "d1v0"), each with a "spilled" row. */
-static int by_owner(FILE *f, const struct pis_report *r, enum pis_scheme sc,
-                    uint64_t step)
+static int by_owner(FILE *f, const struct pis_report *r,
+                    const struct pis_out_opts *o)
 {
     const struct pis_owners *t = &r->pi.owners;
 
@@ -86,11 +105,10 @@ static int by_owner(FILE *f, const struct pis_report *r, enum pis_scheme sc,
     for (size_t i = 0; i < t->n; i++) {
         char lbl[24];
         pis_owner_label(lbl, sizeof(lbl), r->pi.by, t->o[i]->key);
-        if (stats(f, r->name, pis_metric_name[PIS_M_LIST_LEN], lbl,
-                  &t->o[i]->len, sc, step))
+        if (stats(f, r->name, PIS_M_LIST_LEN, lbl, &t->o[i]->len, o))
             return -1;
         line(f, r->name, pis_metric_name[PIS_M_LIST_LEN], lbl, "spilled", 1,
-             t->o[i]->spilled);
+             t->o[i]->spilled, 0, "");
     }
     return 0;
 }
@@ -124,24 +142,22 @@ static int one(FILE *f, const struct pis_report *r,
     };
 
     for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
-        line(f, in, "trace", "all", t[i].k, 1, t[i].v);
-    for (int m = 0; m < PIS_NMETRICS; m++) {
+        line(f, in, "trace", "all", t[i].k, 1, t[i].v, 0, "");
+    for (int i = 0; i < PIS_NMETRICS; i++) {
+        enum pis_metric_id m = (enum pis_metric_id)i;
         struct pis_hist total;
-        enum pis_scheme sc = pis_metric_scheme((enum pis_metric_id)m);
-        uint64_t step = pis_metric_step((enum pis_metric_id)m, o);
         for (unsigned cpu = 0; cpu < PIS_MAX_CPUS; cpu++) {
             char lbl[12];
             if (!r->pi.m[m].cpu[cpu])
                 continue;
             snprintf(lbl, sizeof(lbl), "%u", cpu);
-            if (stats(f, in, pis_metric_name[m], lbl, r->pi.m[m].cpu[cpu],
-                      sc, step))
+            if (stats(f, in, m, lbl, r->pi.m[m].cpu[cpu], o))
                 return -1;
         }
-        if (m == PIS_M_LIST_LEN && by_owner(f, r, sc, step))
+        if (m == PIS_M_LIST_LEN && by_owner(f, r, o))
             return -1;
-        if (pis_pi_total(&r->pi, (enum pis_metric_id)m, &total) ||
-            stats(f, in, pis_metric_name[m], "all", &total, sc, step)) {
+        if (pis_pi_total(&r->pi, m, &total) ||
+            stats(f, in, m, "all", &total, o)) {
             pis_hist_free(&total);
             return -1;
         }
@@ -154,7 +170,7 @@ int pis_out_csv(FILE *f, struct pis_report *const *in, int n,
                 const struct pis_report *merged,
                 const struct pis_out_opts *o)
 {
-    fprintf(f, "input,metric,cpu,kind,low,high,value\n");
+    fprintf(f, "input,metric,cpu,kind,low,high,value,unit\n");
     for (int i = 0; i < n; i++)
         if (one(f, in[i], o))
             return -1;

@@ -188,6 +188,13 @@ static int metric(FILE *f, const struct pis_report *r, enum pis_metric_id m,
     fprintf(f, ",\"%s\":{", pis_metric_name[m]);
     if (summary(f, &total, r->merged, o, &vc, &nvc))
         goto fail;
+    fprintf(f, ",\"unit\":\"%s\"", m == PIS_M_WAKE_CYCLES ? "cycles" :
+            "entries");
+    if (m == PIS_M_LIST_LEN) {
+        const struct pis_longest *l = &r->pi.longest;
+        kvn(f, "max_domain", l->set, l->dom);
+        kvn(f, "max_vcpu", l->set, l->vcpu);
+    }
     fprintf(f, ",\"scheme\":\"%s\",\"step\":%" PRIu64 ",\"buckets\":[",
             sc == PIS_LOG2 ? "log2" : "linear", sc == PIS_LOG2 ? 0 : step);
     b = pis_buckets(vc, nvc, sc, step, 0, &nb);
@@ -361,6 +368,7 @@ int pis_out_json(FILE *f, struct pis_report *const *in, int n,
         fprintf(f, ",\"clock_hz\":null,\"clock_source\":null");
     if (o->clock_hz > 0)
         jstr(f, o->clock_source);
+    fprintf(f, ",\"time_unit\":\"%s\"", o->clock_hz > 0 ? "us" : "cycles");
     fprintf(f, ",\"cpu_filter\":");
     if (o->cpu_list)
         jstr(f, o->cpu_list);

@@ -11,21 +11,28 @@
 
 #define BAR 52
 #define MAX_ROWS 48
+#define MANY_ROWS 16            /* more table rows than this: ... */
+#define WORST_ROWS 8            /* ... only the worst, unless --all */
 
 static const char *const metric_title[PIS_NMETRICS] = {
-    "blocking-list length after each add/move, by the list's pCPU",
-    "cycles per wakeup interrupt (handler, or legacy END-START)",
+    "blocking-list length after each add/move",
+    "time per wakeup interrupt (handler, or legacy END-START)",
     "entries walked per wakeup interrupt",
 };
 
-/* bpftrace-style bound: 1024-based suffixes on exact multiples. */
-static void fmt_bound(char *buf, size_t len, uint64_t v, int log2)
+/* bpftrace-style bound: 1024-based suffixes on exact multiples; in us
+ * with a clock (hz). */
+static void fmt_bound(char *buf, size_t len, uint64_t v, int log2, double hz)
 {
     static const char sfx[] = "KMGTPE";
     int k = 0;
 
     if (v == UINT64_MAX) {
         snprintf(buf, len, "max");
+        return;
+    }
+    if (hz > 0) {
+        pis_fmt_time(buf, len, v, hz);
         return;
     }
     if (log2) {
@@ -41,7 +48,7 @@ static void fmt_bound(char *buf, size_t len, uint64_t v, int log2)
 }
 
 static void print_hist(FILE *f, const struct pis_vc *vc, size_t nvc,
-                       enum pis_scheme s, uint64_t step)
+                       enum pis_scheme s, uint64_t step, double hz)
 {
     size_t nb;
     uint64_t top = 0;
@@ -57,13 +64,14 @@ static void print_hist(FILE *f, const struct pis_vc *vc, size_t nvc,
         int bars = top ? (int)((b[i].count * BAR + top - 1) / top) : 0;
         if (b[i].count == 0)
             bars = 0;
-        fmt_bound(lo, sizeof(lo), b[i].low, s == PIS_LOG2);
-        fmt_bound(hi, sizeof(hi), b[i].high, s == PIS_LOG2);
+        fmt_bound(lo, sizeof(lo), b[i].low, s == PIS_LOG2, hz);
+        fmt_bound(hi, sizeof(hi), b[i].high, s == PIS_LOG2, hz);
         if (s == PIS_LINEAR && step == 1)
             snprintf(label, sizeof(label), "[%s]", lo);
         else
             snprintf(label, sizeof(label), "[%s, %s)", lo, hi);
-        fprintf(f, "%-16s %8" PRIu64 " |%.*s%*s|\n", label, b[i].count,
+        fprintf(f, "%-*s %8" PRIu64 " |%.*s%*s|\n", hz > 0 ? 20 : 16,
+                label, b[i].count,
                 bars, "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@",
                 BAR - bars, "");
     }
@@ -78,6 +86,28 @@ struct trow {
     size_t idx;                 /* position in id order */
 };
 
+/* What the summary line worked out for one metric of a report, kept for
+ * that report's section: the total of every pCPU and the per-pCPU
+ * summaries, each one a sort of the pCPU's store, not made twice (with
+ * thousands of pCPUs they were most of the report's time). */
+struct worked {
+    const struct pis_report *r; /* NULL: nothing kept */
+    struct pis_hist total;
+    struct trow *t;             /* per-pCPU rows, in any order */
+    size_t n;
+};
+
+static void worked_free(struct worked *w)
+{
+    for (int m = 0; m < PIS_NMETRICS; m++) {
+        if (w[m].r)
+            pis_hist_free(&w[m].total);
+        free(w[m].t);
+        w[m].r = NULL;
+        w[m].t = NULL;
+    }
+}
+
 /* One row, formatted here and written at once (not a printf call per
  * field: thousands of pCPUs make thousands of rows a metric).  A time
  * takes at most 27 characters (the clock is at least 1 kHz). */
@@ -86,7 +116,7 @@ static void row(FILE *f, const struct trow *t, int width, int spills,
 {
     const uint64_t v[] = { t->s.min, t->s.p50, t->s.p90, t->s.p99,
                            t->s.p999, t->s.max };
-    char line[64 + 8 * 32], *p = line;
+    char line[64 + 8 * 32], at[48], *p = line;
     int len = (int)strlen(t->label);
 
     p = pis_put_str(p, "  ", 0);
@@ -99,11 +129,8 @@ static void row(FILE *f, const struct trow *t, int width, int spills,
             p = pis_put_u64(pis_put_str(p, " ", 0), v[i], 10);
     if (spills)
         p = pis_put_u64(pis_put_str(p, " ", 0), t->spilled, 10);
-    p = pis_put_str(p, "  tsc ", 0);
-    if (t->s.max_has_tsc)
-        p = pis_put_u64(p, t->s.max_tsc, 0);
-    else
-        p = pis_put_str(p, "-", 0);
+    pis_fmt_at(at, sizeof(at), &t->s, o);
+    p = pis_put_str(pis_put_str(p, "  ", 0), at, 0);
     p = pis_put_u64(pis_put_str(p, " byte ", 0), t->s.max_offset, 0);
     fwrite(line, 1, (size_t)(p - line), f);
     if (merged && o->names && t->s.max_file >= 0 &&
@@ -122,6 +149,16 @@ static int worse(const void *a, const void *b)
     if (x->s.p99 != y->s.p99)
         return x->s.p99 < y->s.p99 ? 1 : -1;
     return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* Worst first by p99, then max, then in label order. */
+static int worse_p99(const void *a, const void *b)
+{
+    const struct trow *x = a, *y = b;
+
+    if (x->s.p99 != y->s.p99)
+        return x->s.p99 < y->s.p99 ? 1 : -1;
+    return worse(a, b);
 }
 
 /* The rows of metric m's table, in id order; NULL when out of memory
@@ -161,12 +198,20 @@ static struct trow *table_rows(const struct pis_report *r,
  * keeps the worst rows. */
 static int table(FILE *f, const struct pis_report *r, enum pis_metric_id m,
                  const struct pis_hist *total, double hz,
-                 const struct pis_out_opts *o)
+                 const struct pis_out_opts *o, struct worked *w)
 {
     int by_owner = m == PIS_M_LIST_LEN && r->pi.by != PIS_BY_PCPU;
     size_t n, shown;
     struct trow all;
-    struct trow *t = table_rows(r, m, by_owner, &n);
+    struct trow *t;
+
+    if (!by_owner && w->r == r && w->t) {   /* the summary line's rows */
+        t = w->t;
+        n = w->n;
+        w->t = NULL;
+    } else {
+        t = table_rows(r, m, by_owner, &n);
+    }
     const char *head = by_owner ? pis_by_name[r->pi.by] : "cpu";
     int width = 5;
 
@@ -181,20 +226,22 @@ static int table(FILE *f, const struct pis_report *r, enum pis_metric_id m,
     for (size_t i = 0; i < n; i++)
         if ((int)strlen(t[i].label) > width)
             width = (int)strlen(t[i].label);
+    qsort(t, n, sizeof(*t), worse);
     shown = n;
-    if (o->top && o->top < n) {
-        qsort(t, n, sizeof(*t), worse);
+    if (o->top && o->top < n)
         shown = o->top;
-    }
+    else if (!o->top && !o->all && n > MANY_ROWS)
+        shown = WORST_ROWS;
     fprintf(f, "\n  %*s %10s %10s %10s %10s %10s %10s %10s%s  max at%s\n",
             width, head, "n", "min",
             "p50", "p90", "p99", "p99.9", "max",
-            by_owner ? "    spilled" : "", hz > 0 ? "  (times in us)" : "");
+            by_owner ? "    spilled" : "", m != PIS_M_WAKE_CYCLES ? "" :
+            hz > 0 ? "  (times in us)" : "  (times in cycles, no clock)");
     for (size_t i = 0; i < shown; i++)
         row(f, &t[i], width, by_owner, hz, o, r->merged);
     if (shown < n)
-        fprintf(f, "  (%zu more rows not shown: --top %u keeps the worst "
-                "by max, then p99)\n", n - shown, o->top);
+        fprintf(f, "  (%zu more rows not shown: the %zu worst by max, then "
+                "p99; --all shows every one)\n", n - shown, shown);
     row(f, &all, width, by_owner, hz, o, r->merged);
     free(t);
     return 0;
@@ -203,33 +250,38 @@ static int table(FILE *f, const struct pis_report *r, enum pis_metric_id m,
 /* HdrHistogram-style table at percentiles 1 - 2^-k (0, 50, 75, 87.5,
  * ...): the nearest rank of p = 1 - 2^-k is exactly n - floor(n / 2^k). */
 static void hdr_table(FILE *f, const struct pis_vc *vc, size_t nvc,
-                      uint64_t n)
+                      uint64_t n, double hz)
 {
+    char v[32];
+
     fprintf(f, "  %12s %12s %12s %18s\n", "Value", "Percentile",
             "TotalCount", "1/(1-Percentile)");
     for (unsigned k = 0; k < 63; k++) {
-        uint64_t rank = k ? n - (n >> k) : 1, v = 0, cum = 0;
+        uint64_t rank = k ? n - (n >> k) : 1, at = 0, cum = 0;
         double p = k ? 1.0 - 1.0 / (double)(1ull << k) : 0.0;
         if (k && (n >> k) == 0)
             break;              /* the rank would be n: the last row */
         for (size_t i = 0; i < nvc; i++) {
             cum += vc[i].count;
             if (cum >= rank) {
-                v = vc[i].value;
+                at = vc[i].value;
                 break;
             }
         }
-        fprintf(f, "  %12" PRIu64 " %12.6f %12" PRIu64 " %18.2f\n", v, p,
-                cum, 1.0 / (1.0 - p));
+        pis_fmt_time(v, sizeof(v), at, hz);
+        fprintf(f, "  %12s %12.6f %12" PRIu64 " %18.2f\n", v, p, cum,
+                1.0 / (1.0 - p));
     }
-    fprintf(f, "  %12" PRIu64 " %12.6f %12" PRIu64 " %18s\n",
-            vc[nvc - 1].value, 1.0, n, "inf");
+    pis_fmt_time(v, sizeof(v), vc[nvc - 1].value, hz);
+    fprintf(f, "  %12s %12.6f %12" PRIu64 " %18s\n", v, 1.0, n, "inf");
 }
 
 static int metric(FILE *f, const struct pis_report *r,
-                  enum pis_metric_id m, const struct pis_out_opts *o)
+                  enum pis_metric_id m, const struct pis_out_opts *o,
+                  struct worked *w)
 {
-    struct pis_hist total;
+    struct pis_hist own, *total = &own;
+    int kept = w->r == r;       /* the summary line's total */
     struct pis_summary s;
     struct pis_vc *vc;
     size_t nvc;
@@ -237,15 +289,26 @@ static int metric(FILE *f, const struct pis_report *r,
     uint64_t step = pis_metric_step(m, o);
     double hz = m == PIS_M_WAKE_CYCLES ? o->clock_hz : 0;
 
-    if (pis_pi_total(&r->pi, m, &total) ||
-        pis_summarize(&total, &s, &vc, &nvc)) {
-        pis_hist_free(&total);
+    if (kept)
+        total = &w->total;
+    if ((!kept && pis_pi_total(&r->pi, m, &own)) ||
+        pis_summarize(total, &s, &vc, &nvc)) {
+        if (!kept)
+            pis_hist_free(&own);
         return -1;
     }
-    fprintf(f, "\n@%s: %s\n", pis_metric_name[m], metric_title[m]);
+    fprintf(f, "\n@%s: %s", pis_metric_name[m], metric_title[m]);
+    if (m == PIS_M_WAKE_CYCLES)
+        fprintf(f, ", in %s", pis_time_unit(hz));
+    else if (m == PIS_M_LIST_LEN)
+        fprintf(f, ", by %s", r->pi.by == PIS_BY_PCPU ? "the list's pCPU" :
+                r->pi.by == PIS_BY_DOMAIN ? "the domain added or moved" :
+                "the vCPU added or moved");
+    fputc('\n', f);
     if (s.count == 0) {
         fprintf(f, "  (no samples)\n");
-        pis_hist_free(&total);
+        if (!kept)
+            pis_hist_free(&own);
         return 0;
     }
     if (sc == PIS_LINEAR) {
@@ -260,41 +323,23 @@ static int metric(FILE *f, const struct pis_report *r,
         else if (step > 1)
             fprintf(f, "  linear buckets of %" PRIu64 "\n", step);
     }
-    print_hist(f, vc, nvc, sc, step);
-    if (table(f, r, m, &total, hz, o))
+    print_hist(f, vc, nvc, sc, step, hz);
+    if (table(f, r, m, total, hz, o, w))
         goto fail;
     if (m == PIS_M_WAKE_CYCLES) {
-        fprintf(f, "\n  percentile distribution, all pCPUs (cycles):\n");
-        hdr_table(f, vc, nvc, s.count);
+        fprintf(f, "\n  percentile distribution, all pCPUs (%s):\n",
+                pis_time_unit(hz));
+        hdr_table(f, vc, nvc, s.count, hz);
     }
     free(vc);
-    pis_hist_free(&total);
+    if (!kept)
+        pis_hist_free(&own);
     return 0;
 fail:
     free(vc);
-    pis_hist_free(&total);
+    if (!kept)
+        pis_hist_free(&own);
     return -1;
-}
-
-static void cpu_ids(FILE *f, const struct pis_report *r)
-{
-    int first = 1;
-    unsigned c = 0;
-
-    while (c < PIS_MAX_CPUS) {
-        unsigned e;
-        if (!r->cpu[c].windows) {
-            c++;
-            continue;
-        }
-        for (e = c; e + 1 < PIS_MAX_CPUS && r->cpu[e + 1].windows; e++)
-            ;
-        fprintf(f, "%s%u", first ? "" : ",", c);
-        if (e > c)
-            fprintf(f, "-%u", e);
-        first = 0;
-        c = e + 1;
-    }
 }
 
 static void header(FILE *f, const struct pis_report *r,
@@ -317,7 +362,7 @@ static void header(FILE *f, const struct pis_report *r,
         fprintf(f, "  byte order %s-endian\n",
                 pis_byte_order_name(st->byte_order));
     fprintf(f, "  pCPUs      %u (", pis_report_npcpus(r));
-    cpu_ids(f, r);
+    pis_print_cpus(f, r, NULL, 1);
     fprintf(f, ")\n");
     if (o->clock_hz > 0)
         fprintf(f, "  clock      %.0f Hz = %.3f MHz (%s)\n", o->clock_hz,
@@ -402,7 +447,7 @@ static int limits(FILE *f, const struct pis_report *r)
 }
 
 static int one(FILE *f, const struct pis_report *r,
-               const struct pis_out_opts *o)
+               const struct pis_out_opts *o, struct worked *w)
 {
     header(f, r, o);
     if (pis_pi_events(&r->pi) == 0) {
@@ -413,7 +458,7 @@ static int one(FILE *f, const struct pis_report *r,
         return 0;
     }
     for (int m = 0; m < PIS_NMETRICS; m++) {
-        if (metric(f, r, (enum pis_metric_id)m, o))
+        if (metric(f, r, (enum pis_metric_id)m, o, &w[m]))
             return -1;
         if (m == PIS_M_LIST_LEN && limits(f, r))
             return -1;
@@ -421,17 +466,126 @@ static int one(FILE *f, const struct pis_report *r,
     return 0;
 }
 
+/* Where metric m of r is worst: *all its total, *by_max the pCPU where
+ * the total's maximum is (the first sample of it), *by_p99 the pCPU with
+ * the highest p99 (then max, then id).  1, 0 without samples, -1 when out
+ * of memory.  The total and the rows stay in *w for r's section. */
+static int worst(const struct pis_report *r, enum pis_metric_id m,
+                 struct pis_summary *all, struct trow *by_max,
+                 struct trow *by_p99, struct worked *w)
+{
+    struct trow *t;
+    size_t n;
+    int rc;
+
+    if (pis_pi_total(&r->pi, m, &w->total) ||
+        pis_summarize(&w->total, all, NULL, NULL)) {
+        pis_hist_free(&w->total);
+        return -1;
+    }
+    w->r = r;
+    if (!all->count)
+        return 0;
+    if (!(t = table_rows(r, m, 0, &n)))
+        return -1;
+    rc = n ? 1 : 0;
+    qsort(t, n, sizeof(*t), worse);
+    if (n)
+        *by_max = t[0];
+    for (size_t i = 0; i < n; i++)
+        if (t[i].s.max == all->max && t[i].s.max_file == all->max_file &&
+            t[i].s.max_offset == all->max_offset)
+            *by_max = t[i];
+    qsort(t, n, sizeof(*t), worse_p99);
+    if (n)
+        *by_p99 = t[0];
+    w->t = t;
+    w->n = n;
+    return rc;
+}
+
+/* " at" where the maximum of s happened (pis_fmt_at), the byte offset
+ * without a TSC; " in NAME" when merged. */
+static void when(FILE *f, const struct pis_summary *s, int merged,
+                 const struct pis_out_opts *o)
+{
+    char at[48];
+
+    pis_fmt_at(at, sizeof(at), s, o);
+    if (s->max_has_tsc)
+        fprintf(f, " at %s", at);
+    else
+        fprintf(f, " at byte %" PRIu64, s->max_offset);
+    if (merged && o->names && s->max_file >= 0 && s->max_file < o->ninputs)
+        fprintf(f, " in %s", o->names[s->max_file]);
+}
+
+/* The first line: where the longest list and the slowest wakeup were,
+ * and the pCPUs with the worst p99 of each. */
+static int answer(FILE *f, const struct pis_report *r,
+                  const struct pis_out_opts *o, struct worked *wk)
+{
+    struct pis_summary all;
+    struct trow mx, p99;
+    char owner[24];
+    int rc, any = 0;
+
+    fprintf(f, "summary:");
+    rc = worst(r, PIS_M_LIST_LEN, &all, &mx, &p99, &wk[PIS_M_LIST_LEN]);
+    if (rc < 0)
+        return -1;
+    if (rc) {
+        const struct pis_longest *l = &r->pi.longest;
+        pis_owner_label(owner, sizeof(owner), PIS_BY_VCPU,
+                        pis_owner_key(PIS_BY_VCPU, l->dom, l->vcpu));
+        fprintf(f, " longest list %" PRIu64 " on pCPU %s (%s)", all.max,
+                mx.label, owner);
+        when(f, &all, r->merged, o);
+        fprintf(f, ", worst p99 %" PRIu64 " on pCPU %s", p99.s.p99,
+                p99.label);
+        any = 1;
+    }
+    rc = worst(r, PIS_M_WAKE_CYCLES, &all, &mx, &p99,
+               &wk[PIS_M_WAKE_CYCLES]);
+    if (rc < 0)
+        return -1;
+    if (rc) {
+        char v[32], w[32];
+        pis_fmt_time(v, sizeof(v), all.max, o->clock_hz);
+        pis_fmt_time(w, sizeof(w), p99.s.p99, o->clock_hz);
+        fprintf(f, "%s slowest wakeup %s %s on pCPU %s", any ? ";" : "", v,
+                pis_time_unit(o->clock_hz), mx.label);
+        when(f, &all, r->merged, o);
+        fprintf(f, ", worst p99 %s %s on pCPU %s", w,
+                o->clock_hz > 0 ? "us" : "cycles", p99.label);
+        any = 1;
+    }
+    if (!any)
+        fprintf(f, " no posted-interrupt samples");
+    fputc('\n', f);
+    return 0;
+}
+
 int pis_out_text(FILE *f, struct pis_report *const *in, int n,
                  const struct pis_report *merged,
                  const struct pis_out_opts *o)
 {
+    struct worked w[PIS_NMETRICS];
+    int rc = -1;
+
+    memset(w, 0, sizeof(w));
+    if (answer(f, merged ? merged : in[0], o, w))
+        goto out;
     for (int i = 0; i < n; i++) {
         if (i)
             fputc('\n', f);
-        if (one(f, in[i], o))
-            return -1;
+        if (one(f, in[i], o, w))
+            goto out;
     }
-    if (merged && one(f, merged, o))
-        return -1;
-    return ferror(f) ? -1 : 0;
+    if (merged && one(f, merged, o, w))
+        goto out;
+    rc = ferror(f) ? -1 : 0;
+out:
+    worked_free(w);
+    return rc;
 }

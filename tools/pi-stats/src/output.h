@@ -44,6 +44,19 @@ enum pis_scheme pis_fit_rows(const struct pis_vc *vc, size_t nvc,
  * needs room for max(width, 20) or pad + strlen(s) characters). */
 char *pis_put_u64(char *p, uint64_t v, int width);
 char *pis_put_str(char *p, const char *s, int pad);
+/* A time of v cycles in the report's unit: microseconds with 3 decimals
+ * when the clock (hz) is known, else cycles; and the name of that unit:
+ * "us" or "cycles (no clock)". */
+void pis_fmt_time(char *buf, size_t len, uint64_t v, double hz);
+const char *pis_time_unit(double hz);
+/* Where the maximum of s happened: with a clock, seconds from the lowest
+ * TSC of its input ("0.001234567 s"), else "tsc T"; "tsc -" without one. */
+void pis_fmt_at(char *buf, size_t len, const struct pis_summary *s,
+                const struct pis_out_opts *o);
+/* The ids of r's pCPUs (with windows) as "0-3,8", or with map (a --cpu
+ * bitmap) those of map that are (in = 1) or are not (in = 0) r's. */
+void pis_print_cpus(FILE *f, const struct pis_report *r,
+                    const unsigned char *map, int in);
 /* "little", "big", "mixed" (merged inputs of both orders) or "unknown". */
 const char *pis_byte_order_name(unsigned byte_order);
 

@@ -1,4 +1,5 @@
 /* pi.c - posted-interrupt event decoder; see pi.h. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,23 +29,54 @@ void pis_pi_free(struct pis_pi *p)
             }
     pis_hist_free(&p->limits);
     pis_owners_free(&p->owners);
+    if (p->iv)
+        for (int m = 0; m < PIS_NMETRICS; m++)
+            pis_hist_free(&p->iv->h[m]);
+    free(p->iv);
     free(p->open);
     memset(p, 0, sizeof(*p));
 }
 
-int pis_pi_want(struct pis_reader *r, int batched)
+int pis_pi_want(struct pis_reader *r)
 {
-    /* Only the legacy pairs and the lost-record markers that void them
-     * need to be seen in file order. */
-    static const struct { uint32_t ev; int order_free; } ev[] = {
-        { PI_EVT_LIST_ADD, 1 }, { PI_EVT_WAKEUP, 1 }, { PI_EVT_LIST_MOVE, 1 },
-        { PI_EVT_OLD_BLOCK, 1 }, { PI_EVT_OLD_WSTART, 0 },
-        { PI_EVT_OLD_WEND, 0 }, { TRC_LOST_RECORDS, 0 },
+    static const uint32_t ev[] = {
+        PI_EVT_LIST_ADD, PI_EVT_WAKEUP, PI_EVT_LIST_MOVE, PI_EVT_OLD_BLOCK,
+        PI_EVT_OLD_WSTART, PI_EVT_OLD_WEND, TRC_LOST_RECORDS,
     };
     for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++)
-        if (pis_reader_want(r, ev[i].ev, batched && ev[i].order_free) != 0)
+        if (pis_reader_want(r, ev[i]) != 0)
             return -1;
     return 0;
+}
+
+static const char *event_name(uint32_t ev)
+{
+    switch (ev) {
+    case PI_EVT_LIST_ADD:   return "PI_LIST_ADD";
+    case PI_EVT_WAKEUP:     return "PI_WAKEUP";
+    case PI_EVT_LIST_MOVE:  return "PI_LIST_MOVE";
+    case PI_EVT_OLD_BLOCK:  return "BLOCK_LIST";
+    default:                return "WAKEUP_START";
+    }
+}
+
+/* A malformed record at offset: counted, and warned about.  Too few
+ * words when nwords < need, else a pCPU id (cpu) out of range. */
+static void malformed(struct pis_pi *p, uint64_t offset, uint32_t ev,
+                      unsigned nwords, unsigned need, uint32_t cpu)
+{
+    char msg[128];
+
+    p->c.malformed++;
+    if (!p->diag)
+        return;
+    if (nwords < need)
+        snprintf(msg, sizeof(msg), "malformed %s record: %u extra words, "
+                 "needs %u", event_name(ev), nwords, need);
+    else
+        snprintf(msg, sizeof(msg), "malformed %s record: list pCPU %u, "
+                 "ids go up to %u", event_name(ev), cpu, PIS_MAX_CPUS - 1);
+    p->diag(p->diag_ctx, PIS_DIAG_PI_MALFORMED, offset, msg);
 }
 
 static int allowed(const struct pis_pi *p, uint32_t cpu)
@@ -66,13 +98,69 @@ static struct pis_hist *hist_of(struct pis_pi *p, enum pis_metric_id m,
     return *h;
 }
 
-static inline void sample(struct pis_pi *p, enum pis_metric_id m, uint32_t cpu,
-                   uint64_t v, const struct pis_rec *rec, uint64_t tsc)
+/* The sample of sample() for the interval (--interval). */
+static void interval_sample(struct pis_pi *p, enum pis_metric_id m,
+                            uint32_t cpu, uint64_t v,
+                            const struct pis_rec *rec, uint64_t tsc)
+{
+    struct pis_hist *h = &p->iv->h[m];
+
+    if (!h->count || v > h->max)
+        p->iv->max_cpu[m] = cpu;
+    if (pis_hist_add1(h, v, rec->has_tsc, tsc, rec->offset, p->file))
+        p->oom = 1;
+}
+
+/* Inlined in each caller, the interval's part not: a call to it took
+ * about a fifth of the instructions per PI record, most of them saving
+ * and restoring registers for the interval's part. */
+static PIS_ALWAYS_INLINE void sample(struct pis_pi *p, enum pis_metric_id m,
+                                     uint32_t cpu, uint64_t v,
+                                     const struct pis_rec *rec, uint64_t tsc)
 {
     struct pis_hist *h = hist_of(p, m, cpu);
 
     if (h && pis_hist_add1(h, v, rec->has_tsc, tsc, rec->offset, p->file))
         p->oom = 1;
+    if (p->iv)
+        interval_sample(p, m, cpu, v, rec, tsc);
+}
+
+int pis_pi_interval_on(struct pis_pi *p)
+{
+    if (!(p->iv = calloc(1, sizeof(*p->iv))))
+        return -1;
+    for (int m = 0; m < PIS_NMETRICS; m++)
+        pis_hist_init(&p->iv->h[m]);
+    return 0;
+}
+
+void pis_pi_interval_reset(struct pis_pi *p)
+{
+    for (int m = 0; m < PIS_NMETRICS; m++) {
+        pis_hist_free(&p->iv->h[m]);
+        pis_hist_init(&p->iv->h[m]);
+    }
+    p->iv->list_add = p->c.list_add;
+    p->iv->wakeup = p->c.wakeup;
+}
+
+/* A list length of list pCPU cpu after domain dom's vCPU vcpu joined it. */
+static void list_sample(struct pis_pi *p, uint32_t cpu, uint64_t len,
+                        uint32_t dom, uint32_t vcpu, const struct pis_rec *rec)
+{
+    struct pis_longest *l = &p->longest;
+
+    sample(p, PIS_M_LIST_LEN, cpu, len, rec, rec->tsc);
+    if (!l->set || len > l->len) {
+        l->set = 1;
+        l->len = len;
+        l->offset = rec->offset;
+        l->file = p->file;
+        l->cpu = cpu;
+        l->dom = dom;
+        l->vcpu = vcpu;
+    }
 }
 
 /* A list length for the domain/vCPU of --by (not PIS_BY_PCPU). */
@@ -95,7 +183,7 @@ static void list_add(struct pis_pi *p, const struct pis_rec *rec)
     uint32_t home, list, len, limit;
 
     if (rec->nwords < 4) {
-        p->c.malformed++;
+        malformed(p, rec->offset, rec->event, rec->nwords, 4, 0);
         return;
     }
     home = pis_rec_w(rec, 1) >> 16;
@@ -103,23 +191,23 @@ static void list_add(struct pis_pi *p, const struct pis_rec *rec)
     len = pis_rec_w(rec, 2);
     limit = pis_rec_w(rec, 3);
     if (list >= PIS_MAX_CPUS) {
-        p->c.malformed++;
+        malformed(p, rec->offset, rec->event, 4, 4, list);
         return;
     }
     if (!allowed(p, list)) {
         p->c.filtered_out++;
         return;
     }
+    /* counted without branches: limits of 0 and of N come in any order,
+     * a branch on them would be mispredicted half the time */
     p->c.list_add++;
-    if (home != list)
-        p->c.spilled_adds++;
-    if (limit == 0)
-        p->c.unbounded_adds++;
-    else if (len > limit)
-        p->c.over_limit_adds++;
+    p->c.spilled_adds += home != list;
+    p->c.unbounded_adds += limit == 0;
+    p->c.over_limit_adds += (limit != 0) & (len > limit);
     if (pis_hist_add1(&p->limits, limit, 0, 0, rec->offset, p->file))
         p->oom = 1;
-    sample(p, PIS_M_LIST_LEN, list, len, rec, rec->tsc);
+    list_sample(p, list, len, pis_rec_w(rec, 0) >> 16,
+                pis_rec_w(rec, 0) & 0xffffu, rec);
     if (p->by != PIS_BY_PCPU)
         owner_sample(p, pis_rec_w(rec, 0) >> 16, pis_rec_w(rec, 0) & 0xffffu,
                      len, home != list, rec);
@@ -130,15 +218,15 @@ static void list_add(struct pis_pi *p, const struct pis_rec *rec)
 static void list_in_word2(struct pis_pi *p, const struct pis_rec *rec,
                           uint64_t *n)
 {
-    uint32_t pcpu;
+    uint32_t pcpu, dom, vcpu;
 
     if (rec->nwords < 4) {
-        p->c.malformed++;
+        malformed(p, rec->offset, rec->event, rec->nwords, 4, 0);
         return;
     }
     pcpu = pis_rec_w(rec, 2);
     if (pcpu >= PIS_MAX_CPUS) {
-        p->c.malformed++;
+        malformed(p, rec->offset, rec->event, 4, 4, pcpu);
         return;
     }
     if (!allowed(p, pcpu)) {
@@ -146,21 +234,22 @@ static void list_in_word2(struct pis_pi *p, const struct pis_rec *rec,
         return;
     }
     (*n)++;
-    sample(p, PIS_M_LIST_LEN, pcpu, pis_rec_w(rec, 3), rec, rec->tsc);
-    if (p->by == PIS_BY_PCPU)
-        return;
-    if (rec->event == PI_EVT_OLD_BLOCK)     /* domid, vcpu */
-        owner_sample(p, pis_rec_w(rec, 0), pis_rec_w(rec, 1),
-                     pis_rec_w(rec, 3), 0, rec);
-    else                                    /* domid << 16 | vcpu */
-        owner_sample(p, pis_rec_w(rec, 0) >> 16, pis_rec_w(rec, 0) & 0xffffu,
-                     pis_rec_w(rec, 3), 0, rec);
+    if (rec->event == PI_EVT_OLD_BLOCK) {   /* domid, vcpu */
+        dom = pis_rec_w(rec, 0);
+        vcpu = pis_rec_w(rec, 1);
+    } else {                                /* domid << 16 | vcpu */
+        dom = pis_rec_w(rec, 0) >> 16;
+        vcpu = pis_rec_w(rec, 0) & 0xffffu;
+    }
+    list_sample(p, pcpu, pis_rec_w(rec, 3), dom, vcpu, rec);
+    if (p->by != PIS_BY_PCPU)
+        owner_sample(p, dom, vcpu, pis_rec_w(rec, 3), 0, rec);
 }
 
 static void wakeup(struct pis_pi *p, const struct pis_rec *rec)
 {
     if (rec->nwords < 3) {
-        p->c.malformed++;
+        malformed(p, rec->offset, rec->event, rec->nwords, 3, 0);
         return;
     }
     if (!allowed(p, rec->cpu)) {
@@ -178,7 +267,7 @@ static void old_start(struct pis_pi *p, const struct pis_rec *rec)
     struct pis_pi_open *o = &p->open[rec->cpu];
 
     if (rec->nwords < 1) {
-        p->c.malformed++;
+        malformed(p, rec->offset, rec->event, rec->nwords, 1, 0);
         return;
     }
     p->c.legacy_start++;
@@ -230,6 +319,11 @@ static int in_range(struct pis_range *r, const struct pis_rec *rec)
 
     if (!rec->has_tsc)
         return 0;
+    if (!r->seen || rec->tsc < r->seen_lo)
+        r->seen_lo = rec->tsc;
+    if (!r->seen || rec->tsc > r->seen_hi)
+        r->seen_hi = rec->tsc;
+    r->seen = 1;
     if (!r->relative)
         return rec->tsc >= r->lo && rec->tsc < r->hi;
     if (!r->have_base) {
@@ -283,213 +377,6 @@ void pis_pi_record(struct pis_pi *p, const struct pis_rec *rec)
     }
 }
 
-/* Where the sample from record i of a batch was taken. */
-struct batch_where {
-    const struct pis_batch *b;
-    int file;
-    int untimed;                /* the samples carry no TSC (limits) */
-};
-
-static void where_in_batch(const void *ctx, size_t i, struct pis_where *w)
-{
-    const struct batch_where *bw = ctx;
-    struct pis_rec rec;
-
-    pis_batch_rec(bw->b, i, &rec);
-    w->offset = rec.offset;
-    w->file = bw->file;
-    w->has_tsc = !bw->untimed && rec.has_tsc;
-    w->tsc = w->has_tsc ? rec.tsc : 0;
-}
-
-/* End a batch of samples into the histogram of metric m on pCPU cpu:
- * one that stayed empty goes (hist_of made it for nothing). */
-static void put_end(struct pis_pi *p, struct pis_hist_put *c, uint64_t n,
-                    const struct batch_where *bw, enum pis_metric_id m,
-                    uint32_t cpu)
-{
-    if (pis_hist_put_end(c, n, where_in_batch, bw))
-        p->oom = 1;
-    if (!p->m[m].cpu[cpu]->count) {
-        pis_hist_free(p->m[m].cpu[cpu]);
-        free(p->m[m].cpu[cpu]);
-        p->m[m].cpu[cpu] = NULL;
-    }
-}
-
-/* The header of a record as the hypervisor writes it: with a TSC and
- * exactly n words.  A batch loop tests for it alone and looks at any
- * other header field by field (odd_hdr). */
-#define HV_HDR(ev, n) \
-    ((ev) | TRC_TSC_FLAG | ((uint32_t)(n) << TRC_EXTRA_SHIFT))
-
-/* A record with a header other than HV_HDR: counts it in *no_tsc when it
- * has no TSC; returns its extra words, or NULL when it has fewer than
- * min_words (malformed). */
-static inline const unsigned char *odd_hdr(const unsigned char *q, uint32_t h,
-                                           unsigned min_words,
-                                           uint64_t *no_tsc)
-{
-    *no_tsc += !(h & TRC_TSC_FLAG);
-    if (((h >> TRC_EXTRA_SHIFT) & TRC_EXTRA_MASK) < min_words)
-        return NULL;
-    return q + 4 + ((h >> 31) << 3);
-}
-
-/* PI_WAKEUP records of one window: all samples go to the same pCPU's
- * histograms, counted as the records are read.  The batch loops are
- * instantiated per byte order (sw constant), like the reader's walk, and
- * keep what they read out of memory until the end (a running sum in
- * memory would make each record wait for the one before). */
-static PIS_ALWAYS_INLINE void wakeup_batch(struct pis_pi *p,
-                                           const struct pis_batch *b, int sw)
-{
-    const uint32_t hv = HV_HDR(PI_EVT_WAKEUP, 3);
-    struct batch_where bw = { b, p->file, 0 };
-    const unsigned char *win = b->win;
-    const uint32_t *at = b->at;
-    size_t nb = b->n;
-    struct pis_hist *hw, *hc;
-    struct pis_hist_put walked, cycles;
-    uint64_t woken = 0, no_tsc = 0, bad = 0, n;
-
-    if (!allowed(p, b->cpu)) {
-        for (size_t i = 0; i < nb; i++) {
-            const unsigned char *q = win + at[i];
-            uint32_t h = pis_ld32o(q, sw);
-            bad += h != hv && !odd_hdr(q, h, 3, &no_tsc);
-        }
-        p->c.no_tsc += no_tsc;
-        p->c.malformed += bad;
-        p->c.filtered_out += nb - bad;
-        return;
-    }
-    hw = hist_of(p, PIS_M_WAKE_WALKED, b->cpu);
-    hc = hist_of(p, PIS_M_WAKE_CYCLES, b->cpu);
-    if (!hw || !hc)
-        return;
-    pis_hist_put_begin(hw, &walked);
-    pis_hist_put_begin(hc, &cycles);
-    for (size_t i = 0; i < nb; i++) {
-        const unsigned char *d = win + at[i];
-        uint32_t h = pis_ld32o(d, sw);
-        if (h == hv) {
-            d += 12;
-        } else if (!(d = odd_hdr(d, h, 3, &no_tsc))) {
-            bad++;
-            continue;
-        }
-        woken += pis_ld32o(d + 4, sw);
-        pis_hist_put(&walked, pis_ld32o(d, sw), i);
-        pis_hist_put(&cycles, pis_ld32o(d + 8, sw), i);
-    }
-    n = nb - bad;
-    p->c.no_tsc += no_tsc;
-    p->c.malformed += bad;
-    p->c.wakeup += n;
-    p->c.woken += woken;
-    put_end(p, &walked, n, &bw, PIS_M_WAKE_WALKED, b->cpu);
-    put_end(p, &cycles, n, &bw, PIS_M_WAKE_CYCLES, b->cpu);
-}
-
-/* PI_LIST_ADD records of one window: lengths of the window's own pCPU's
- * list counted as the records are read, adds to other lists (spilled)
- * one by one after the loop, which keeps its counts in registers. */
-static PIS_ALWAYS_INLINE void list_add_batch(struct pis_pi *p,
-                                             const struct pis_batch *b,
-                                             int sw)
-{
-    const uint32_t hv = HV_HDR(PI_EVT_LIST_ADD, 4);
-    struct batch_where len_w = { b, p->file, 0 }, lim_w = { b, p->file, 1 };
-    struct pis_hist *own = hist_of(p, PIS_M_LIST_LEN, b->cpu);
-    const unsigned char *win = b->win;
-    const uint32_t *at = b->at;
-    size_t nb = b->n;
-    struct pis_hist_put len, lim;
-    uint32_t other[PIS_BATCH];
-    uint64_t no_tsc = 0, bad = 0, filtered = 0, spilled = 0, unbounded = 0;
-    uint64_t over = 0, adds;
-    size_t nother = 0;
-
-    if (!own)
-        return;
-    pis_hist_put_begin(own, &len);
-    pis_hist_put_begin(&p->limits, &lim);
-    for (size_t i = 0; i < nb; i++) {
-        const unsigned char *d = win + at[i];
-        uint32_t h = pis_ld32o(d, sw), home, list, limit, l;
-        if (h == hv) {
-            d += 12;
-        } else if (!(d = odd_hdr(d, h, 4, &no_tsc))) {
-            bad++;
-            continue;
-        }
-        home = pis_ld32o(d + 4, sw) >> 16;
-        list = pis_ld32o(d + 4, sw) & 0xffffu;
-        l = pis_ld32o(d + 8, sw);
-        limit = pis_ld32o(d + 12, sw);
-        if (list >= PIS_MAX_CPUS) {
-            bad++;
-            continue;
-        }
-        if (!allowed(p, list)) {
-            filtered++;
-            continue;
-        }
-        spilled += home != list;
-        unbounded += limit == 0;
-        over += limit && l > limit;
-        pis_hist_put(&lim, limit, i);
-        if (list == b->cpu)
-            pis_hist_put(&len, l, i);
-        else
-            other[nother++] = (uint32_t)i;
-    }
-    adds = nb - bad - filtered;
-    p->c.no_tsc += no_tsc;
-    p->c.malformed += bad;
-    p->c.filtered_out += filtered;
-    p->c.list_add += adds;
-    p->c.spilled_adds += spilled;
-    p->c.unbounded_adds += unbounded;
-    p->c.over_limit_adds += over;
-    put_end(p, &len, adds - nother, &len_w, PIS_M_LIST_LEN, b->cpu);
-    if (pis_hist_put_end(&lim, adds, where_in_batch, &lim_w))
-        p->oom = 1;
-    for (size_t k = 0; k < nother; k++) {
-        struct pis_rec rec;
-        pis_batch_rec(b, other[k], &rec);
-        sample(p, PIS_M_LIST_LEN, pis_rec_w(&rec, 1) & 0xffffu,
-               pis_rec_w(&rec, 2), &rec, rec.tsc);
-    }
-}
-
-void pis_pi_batch(struct pis_pi *p, const struct pis_batch *b)
-{
-    struct pis_rec rec;
-
-    switch (b->event) {
-    case PI_EVT_LIST_ADD:
-        if (b->swapped)
-            list_add_batch(p, b, 1);
-        else
-            list_add_batch(p, b, 0);
-        return;
-    case PI_EVT_WAKEUP:
-        if (b->swapped)
-            wakeup_batch(p, b, 1);
-        else
-            wakeup_batch(p, b, 0);
-        return;
-    default:
-        for (size_t i = 0; i < b->n; i++) {
-            pis_batch_rec(b, i, &rec);
-            pis_pi_record(p, &rec);
-        }
-        return;
-    }
-}
-
 /* End of an input.  A per-pCPU store that never flushed its buffer (no
  * sorted entries, no wide counters) stays as it is: a buffer of at most a
  * few thousand values and small counters, less room than their sorted
@@ -522,8 +409,15 @@ int pis_pi_merge(struct pis_pi *dst, const struct pis_pi *src)
     const uint64_t *s = (const uint64_t *)&src->c;
     uint64_t *d = (uint64_t *)&dst->c;
 
+    const struct pis_longest *sl = &src->longest;
+    struct pis_longest *dl = &dst->longest;
+
     for (size_t i = 0; i < sizeof(src->c) / sizeof(uint64_t); i++)
         d[i] += s[i];
+    if (sl->set && (!dl->set || sl->len > dl->len ||
+                    (sl->len == dl->len && (sl->file < dl->file ||
+                     (sl->file == dl->file && sl->offset < dl->offset)))))
+        *dl = *sl;
     if (pis_hist_merge(&dst->limits, &src->limits) ||
         pis_owners_merge(&dst->owners, &src->owners))
         return -1;

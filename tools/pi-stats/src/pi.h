@@ -48,6 +48,23 @@ struct pis_range {
     uint64_t base;
     int64_t rlo, rhi;           /* relative: cycles from base */
     uint64_t lo, hi;            /* absolute */
+    int seen;                   /* PI records with a TSC looked at: */
+    uint64_t seen_lo, seen_hi;  /* their lowest and highest TSC */
+};
+
+/* The longest list (the first sample of the maximum length, as in the
+ * store) and the domain and vCPU that was added to or moved onto it. */
+struct pis_longest {
+    uint64_t len, offset;
+    int set, file;
+    uint32_t cpu, dom, vcpu;
+};
+
+/* --interval: the samples since the last interval report. */
+struct pis_pi_interval {
+    struct pis_hist h[PIS_NMETRICS];
+    uint32_t max_cpu[PIS_NMETRICS];     /* pCPU of the first maximum */
+    uint64_t list_add, wakeup;          /* the counters at the last report */
 };
 
 struct pis_pi_open {            /* legacy WAKEUP_START waiting for END */
@@ -59,26 +76,30 @@ struct pis_pi {
     struct pis_metric m[PIS_NMETRICS];
     struct pis_hist limits;     /* value = limit in force, count = adds */
     struct pis_pi_counts c;
+    struct pis_longest longest;
+    struct pis_pi_interval *iv; /* NULL without --interval */
     struct pis_pi_open *open;   /* PIS_MAX_CPUS entries */
     const unsigned char *cpu_filter;  /* bitmap, NULL = all */
     enum pis_by by;             /* list lengths also by domain or vCPU */
     struct pis_owners owners;   /* filled when by != PIS_BY_PCPU */
-    struct pis_range range;     /* needs batched = 0 */
+    struct pis_range range;
     int file;                   /* input index stamped on samples */
     int oom;
+    pis_diag_fn diag;           /* PIS_DIAG_PI_MALFORMED warnings, or NULL */
+    void *diag_ctx;
 };
 
 extern const char *const pis_metric_name[PIS_NMETRICS];
 
 int pis_pi_init(struct pis_pi *p, const unsigned char *cpu_filter);
 void pis_pi_free(struct pis_pi *p);
-/* Register the events this decoder needs with a reader: batched = 1 for
- * speed, 0 to see every record in file order through pis_pi_record (the
- * results are the same).  by != PIS_BY_PCPU and range.on need
- * batched = 0. */
-int pis_pi_want(struct pis_reader *r, int batched);
+/* Register the events this decoder needs with a reader. */
+int pis_pi_want(struct pis_reader *r);
 void pis_pi_record(struct pis_pi *p, const struct pis_rec *rec);
-void pis_pi_batch(struct pis_pi *p, const struct pis_batch *b);
+/* Keep the samples of each interval too (--interval); 0 or -1. */
+int pis_pi_interval_on(struct pis_pi *p);
+/* Start a new interval. */
+void pis_pi_interval_reset(struct pis_pi *p);
 /* End of one input: open legacy pairs are unmatched; state is reset. */
 void pis_pi_end_input(struct pis_pi *p);
 int pis_pi_merge(struct pis_pi *dst, const struct pis_pi *src);

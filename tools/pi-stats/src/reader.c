@@ -6,16 +6,7 @@
 
 #include "reader.h"
 
-/* Offsets of the records of one window collected since its last flush,
- * per batched event (slot 1 + its index in want_evt; slot 0 takes the
- * rest), and where the next one goes. */
-struct pis_slots {
-    uint32_t at[PIS_WANT_MAX + 1][PIS_BATCH];
-    uint32_t *end[PIS_WANT_MAX + 1];
-};
-
 /* Codes in the event table. */
-#define LK_SLOT     0x1fu       /* batch slot: 1 + index in want_evt */
 #define LK_LOOK     0x40u       /* the reader has something to do with it */
 #define LK_ORDERED  0x80u       /* pass it to on_rec */
 
@@ -52,10 +43,7 @@ static int lk_build(struct pis_reader *r)
         bad |= lk_put(r, TRC_LOST_RECORDS, LK_LOOK);
         for (unsigned i = 0; i < r->nwant; i++) {
             uint32_t ev = r->want_evt[i];
-            if (r->want_batched[i] && ev != TRC_LOST_RECORDS &&
-                ev != TRC_WRAP_BUFFER)
-                bad |= lk_put(r, ev, 1u + i);
-            else if (ev != TRC_WRAP_BUFFER)
+            if (ev != TRC_WRAP_BUFFER)
                 bad |= lk_put(r, ev, LK_LOOK | LK_ORDERED);
         }
         if (!bad)
@@ -65,35 +53,27 @@ static int lk_build(struct pis_reader *r)
 }
 
 int pis_reader_init(struct pis_reader *r, pis_rec_fn on_rec,
-                    pis_batch_fn on_batch, pis_diag_fn on_diag, void *ctx)
+                    pis_diag_fn on_diag, void *ctx)
 {
     memset(r, 0, sizeof(*r));
     r->cpu = calloc(PIS_MAX_CPUS, sizeof(*r->cpu));
-    r->slots = malloc(sizeof(*r->slots));
-    if (!r->cpu || !r->slots) {
-        pis_reader_free(r);
+    if (!r->cpu)
         return -1;
-    }
     r->on_rec = on_rec;
-    r->on_batch = on_batch;
     r->on_diag = on_diag;
     r->ctx = ctx;
     for (uint32_t c = 0; c < sizeof(r->class_of); c++)
         r->class_of[c] = (unsigned char)pis_class_index(c << 16);
-    for (unsigned s = 0; s <= PIS_WANT_MAX; s++)
-        r->slots->end[s] = r->slots->at[s];
     return lk_build(r);
 }
 
 void pis_reader_free(struct pis_reader *r)
 {
     free(r->cpu);
-    free(r->slots);
     r->cpu = NULL;
-    r->slots = NULL;
 }
 
-int pis_reader_want(struct pis_reader *r, uint32_t event, int batched)
+int pis_reader_want(struct pis_reader *r, uint32_t event)
 {
     event &= TRC_EVENT_MASK;
     for (unsigned i = 0; i < r->nwant; i++)
@@ -101,8 +81,7 @@ int pis_reader_want(struct pis_reader *r, uint32_t event, int batched)
             return 0;
     if (r->nwant >= PIS_WANT_MAX)
         return -1;
-    r->want_evt[r->nwant] = event;
-    r->want_batched[r->nwant++] = batched != 0;
+    r->want_evt[r->nwant++] = event;
     if (lk_build(r)) {
         r->nwant--;
         (void)lk_build(r);      /* the table as it was */
@@ -277,7 +256,6 @@ struct walker {
     uint32_t size, cpu;
     size_t q;                   /* the next record */
     struct walk w;
-    struct pis_slots *sl;
     uint64_t last, tmin, tmax;  /* see walk_one */
     uint64_t nrec, notsc;
     uint64_t by_class[PIS_NCLASS];
@@ -285,7 +263,7 @@ struct walker {
 
 static void walker_init(struct pis_reader *r, struct walker *wk,
                         const unsigned char *p, uint32_t size, uint32_t cpu,
-                        uint64_t base, struct pis_slots *sl)
+                        uint64_t base)
 {
     memset(wk, 0, sizeof(*wk));
     wk->p = p;
@@ -293,47 +271,8 @@ static void walker_init(struct pis_reader *r, struct walker *wk,
     wk->size = size;
     wk->cpu = cpu;
     wk->w.end = WALK_OK;
-    wk->sl = sl;
     wk->last = r->cpu[cpu].last_tsc;
     wk->tmin = UINT64_MAX;
-}
-
-/* Hand over the records collected since the last flush; returns how many
- * records were walked since then (slot 0 included). */
-static uint64_t flush(struct pis_reader *r, const struct walker *wk, int sw)
-{
-    struct pis_slots *sl = wk->sl;
-    uint64_t n = (uint64_t)(sl->end[0] - sl->at[0]);
-
-    sl->end[0] = sl->at[0];
-    for (unsigned i = 0; i < r->nwant; i++) {
-        struct pis_batch b;
-        if (sl->end[i + 1] == sl->at[i + 1])
-            continue;
-        b.win = wk->p;
-        b.win_offset = wk->base;
-        b.at = sl->at[i + 1];
-        b.n = (size_t)(sl->end[i + 1] - sl->at[i + 1]);
-        b.event = r->want_evt[i];
-        b.cpu = wk->cpu;
-        b.swapped = sw;
-        sl->end[i + 1] = sl->at[i + 1];
-        n += b.n;
-        if (r->on_batch)
-            r->on_batch(r->ctx, &b);
-    }
-    return n;
-}
-
-/* Drop what a walk collected (its window turned out not to be one). */
-/* Records collected since the last flush. */
-static size_t pending(const struct pis_reader *r, const struct pis_slots *sl)
-{
-    size_t n = 0;
-
-    for (unsigned s = 0; s <= r->nwant; s++)
-        n += (size_t)(sl->end[s] - sl->at[s]);
-    return n;
 }
 
 /* The TSC of the first record with one among the whole records in
@@ -345,13 +284,6 @@ static uint64_t first_tsc(const unsigned char *p, size_t stop, int sw)
             return pis_ldtsc(p + q + 4, sw);
     return 0;
 }
-
-/* Records are whole words, so a stretch of PIS_BATCH bytes holds at most
- * PIS_BATCH / 4 of them: a walk goes a stretch at a time and flushes
- * when what it collected might not take another stretch -- no count per
- * record. */
-#define STRETCH PIS_BATCH
-#define FULL (PIS_BATCH - STRETCH / 4)
 
 /* Walk the record at wk->q: returns 1 when it was taken, 0 when the walk
  * stops there (wk->w says why).  have: bytes present (for a cut window).
@@ -390,8 +322,6 @@ static PIS_ALWAYS_INLINE int walk_one(struct pis_reader *r, struct walker *wk,
         tsc = pis_ldtsc(p + q + 4, sw);
         back = tsc < wk->last;
     }
-    /* No branch on what the record is: a batched record's offset goes to
-     * its slot, any other's to slot 0, which nobody reads. */
     i = lk_index(r->hash_mul, ev);
     code = r->lk_code[i] & -(unsigned)(r->lk_evt[i] == ev);
     wk->by_class[cls]++;
@@ -408,31 +338,22 @@ static PIS_ALWAYS_INLINE int walk_one(struct pis_reader *r, struct walker *wk,
     } else {
         wk->notsc++;
     }
-    *wk->sl->end[code & LK_SLOT]++ = (uint32_t)q;
+    wk->nrec++;
     if (code & LK_LOOK)
         look(r, p + q, h, tsc, wk->cpu, wk->base + q, code, sw);
     wk->q = q + sz;
     return 1;
 }
 
-/* Walk the rest of a window and hand over all it collected. */
+/* Walk the rest of a window. */
 static PIS_ALWAYS_INLINE void walk_rest(struct pis_reader *r,
                                         struct walker *wk, size_t have,
                                         int sw, int whole)
 {
     if (whole)
         have = wk->size;
-    while (wk->w.end == WALK_OK && wk->q < have) {
-        size_t end = have - wk->q > STRETCH ? wk->q + STRETCH : have;
-
-        while (wk->q < end)
-            if (!walk_one(r, wk, have, sw, whole))
-                goto done;
-        if (pending(r, wk->sl) > FULL)
-            wk->nrec += flush(r, wk, sw);
-    }
- done:
-    wk->nrec += flush(r, wk, sw);
+    while (wk->q < have && walk_one(r, wk, have, sw, whole))
+        ;
     if (wk->w.end == WALK_OK && have < wk->size)
         wk->w.end = WALK_SHORT;
     wk->w.stop = wk->q;
@@ -472,7 +393,7 @@ static struct walk walk_window(struct pis_reader *r, const unsigned char *p,
 {
     struct walker wk;
 
-    walker_init(r, &wk, p, size, cpu, base, r->slots);
+    walker_init(r, &wk, p, size, cpu, base);
     if (r->swapped && avail >= size)
         walk_rest(r, &wk, avail, 1, 1);
     else if (r->swapped)

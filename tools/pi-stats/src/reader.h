@@ -30,43 +30,11 @@ static inline uint32_t pis_rec_w(const struct pis_rec *rec, unsigned i)
     return pis_ld32o(rec->data + 4 * i, rec->swapped);
 }
 
-/* The records of one batched event (see pis_reader_want) from one
- * window, in file order.  The walk collects them and hands them over
- * together, so that a client handles one kind of record in a loop of its
- * own instead of branching on the event of each record (on a PI-heavy
- * trace that branch is a coin toss the CPU mispredicts).  Valid during
- * the on_batch call only. */
-struct pis_batch {
-    const unsigned char *win;   /* the window's first record */
-    uint64_t win_offset;        /* its byte offset in the input */
-    const uint32_t *at;         /* the records' offsets from win */
-    size_t n;
-    uint32_t event;
-    uint32_t cpu;               /* pCPU of the window */
-    int swapped;
-};
-
-/* Record i (< b->n) of a batch. */
-static inline void pis_batch_rec(const struct pis_batch *b, size_t i,
-                                 struct pis_rec *rec)
-{
-    const unsigned char *q = b->win + b->at[i];
-    uint32_t h = pis_ld32o(q, b->swapped);
-
-    rec->offset = b->win_offset + b->at[i];
-    rec->event = b->event;
-    rec->cpu = b->cpu;
-    rec->nwords = (h >> TRC_EXTRA_SHIFT) & TRC_EXTRA_MASK;
-    rec->has_tsc = (h & TRC_TSC_FLAG) != 0;
-    rec->tsc = rec->has_tsc ? pis_ldtsc(q + 4, b->swapped) : 0;
-    rec->swapped = b->swapped;
-    rec->data = q + (rec->has_tsc ? 12 : 4);
-}
-
 enum pis_diag_kind {
     PIS_DIAG_CORRUPT,       /* bytes skipped to resynchronise */
     PIS_DIAG_TRUNCATED,     /* input ends inside a window or record */
     PIS_DIAG_TSC_BACK,      /* TSC went backwards on one pCPU */
+    PIS_DIAG_PI_MALFORMED,  /* a PI record too short or out of range */
     PIS_DIAG_NOT_TRACE,     /* fatal: input is not a xentrace dump */
     PIS_DIAG_NKINDS
 };
@@ -105,37 +73,30 @@ struct pis_read_stats {
 #define PIS_BO_BIG    2u
 
 typedef void (*pis_rec_fn)(void *ctx, const struct pis_rec *rec);
-typedef void (*pis_batch_fn)(void *ctx, const struct pis_batch *b);
 typedef void (*pis_diag_fn)(void *ctx, enum pis_diag_kind kind,
                             uint64_t offset, const char *msg);
 
 /* Events a reader looks up per record: the wanted ones and its own. */
 #define PIS_WANT_MAX   16
 #define PIS_LOOKUP     256      /* slots of the event table (hashed) */
-#define PIS_BATCH      4096     /* records collected per flush at most */
 /* An input cut mid-record: its first window header must start in the
  * first PIS_LEAD_MAX bytes. */
 #define PIS_LEAD_MAX   (1u << 20)
 
-struct pis_slots;               /* records collected, see reader.c */
-
 struct pis_reader {
     pis_rec_fn on_rec;
-    pis_batch_fn on_batch;
     pis_diag_fn on_diag;
     void *ctx;
     /* Wanted events, and WRAP_BUFFER and LOST_RECORDS, in a table hashed
      * by a multiplier chosen so that none of them share a slot: one load
      * and compare per record, no branch. */
     uint32_t want_evt[PIS_WANT_MAX];
-    unsigned char want_batched[PIS_WANT_MAX];
     unsigned nwant;
     uint32_t hash_mul;
     uint32_t lk_evt[PIS_LOOKUP];
     unsigned char lk_code[PIS_LOOKUP];
     /* The class index (pis_class_index) of each value of the class bits. */
     unsigned char class_of[1u << 12];
-    struct pis_slots *slots;    /* the window's records collected */
     struct pis_cpu_stats *cpu;  /* PIS_MAX_CPUS entries */
     struct pis_read_stats st;
     uint64_t pos;               /* absolute offset of the next byte */
@@ -152,17 +113,13 @@ struct pis_reader {
 
 /* Returns 0, or -1 when out of memory. */
 int pis_reader_init(struct pis_reader *r, pis_rec_fn on_rec,
-                    pis_batch_fn on_batch, pis_diag_fn on_diag, void *ctx);
+                    pis_diag_fn on_diag, void *ctx);
 void pis_reader_free(struct pis_reader *r);
-/* Ask for the records with this exact event id.  batched = 0: each is
- * passed to on_rec as it is walked, so the client sees all such records
- * in file order.  batched = 1: they are passed to on_batch, at most
- * PIS_BATCH at a time and all of a window's before the next window's, in
- * file order among records of the same event only.  LOST_RECORDS is
- * always tracked by the reader and never batched; ask for it too if the
- * client keeps pairing state.
+/* Ask for the records with this exact event id: each is passed to on_rec
+ * as it is walked, in file order.  LOST_RECORDS is always tracked by the
+ * reader; ask for it too if the client keeps pairing state.
  * Returns -1 when the table is full. */
-int pis_reader_want(struct pis_reader *r, uint32_t event, int batched);
+int pis_reader_want(struct pis_reader *r, uint32_t event);
 
 /* Process the bytes at absolute offset r->pos.  buf holds len bytes;
  * eof says no more bytes follow.  Handles at most one window (or one

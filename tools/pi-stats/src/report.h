@@ -32,6 +32,9 @@ struct pis_out_opts {
     int ninputs;
     enum pis_by by;             /* list_length rows by pCPU, domain, vCPU */
     unsigned top;               /* text tables: the N worst rows, 0 = all */
+    int all;                    /* --all: every row however many */
+    const uint64_t *tsc_start;  /* by input index: its lowest TSC, where
+                                 * times "at" count from; NULL = unknown */
     int compare;                /* --compare: inputs 0 and 1 side by side */
     const char *since, *until;  /* --since/--until as given, or NULL */
     struct pis_range range;     /* what they select */

@@ -1,6 +1,5 @@
-/* decode_both.h - an input decoded by the batched PI decoder and by the
- * per-record one, to check that the two agree (the fuzzer and
- * test_agree).  Header-only: each program includes it once. */
+/* decode_both.h - an input decoded whole and in chunks, to check that the
+ * two agree (the fuzzer).  Header-only: each program includes it once. */
 #ifndef PIS_DECODE_BOTH_H
 #define PIS_DECODE_BOTH_H
 
@@ -22,11 +21,6 @@ static void db_on_rec(void *c, const struct pis_rec *r)
     pis_pi_record(&((struct db_ctx *)c)->pi, r);
 }
 
-static void db_on_batch(void *c, const struct pis_batch *b)
-{
-    pis_pi_batch(&((struct db_ctx *)c)->pi, b);
-}
-
 /* What both must agree on: read statistics, PI counters, the summary of
  * each metric over all pCPUs and of the limits, and a digest of every
  * pCPU's summaries. */
@@ -44,10 +38,10 @@ static void db_digest(uint64_t *d, uint64_t v)
 }
 
 /* Decode data[0..size): fed whole when chunk is 0, else chunk bytes at a
- * time; batched or every record in file order.  0, or -1 when the
+ * time.  0, or -1 when the
  * results are not sound (percentiles out of order) or out of memory. */
 static int db_decode(const uint8_t *data, size_t size, size_t chunk,
-                     int batched, struct db_result *res)
+                     struct db_result *res)
 {
     struct pis_reader r;
     struct db_ctx c;
@@ -57,8 +51,7 @@ static int db_decode(const uint8_t *data, size_t size, size_t chunk,
     memset(res, 0, sizeof(*res));
     res->cpu_digest = 0xcbf29ce484222325ull;
     if (pis_pi_init(&c.pi, NULL) ||
-        pis_reader_init(&r, db_on_rec, db_on_batch, NULL, &c) ||
-        pis_pi_want(&r, batched))
+        pis_reader_init(&r, db_on_rec, NULL, &c) || pis_pi_want(&r))
         return -1;
     for (;;) {
         size_t n;

@@ -119,84 +119,66 @@ static void test_many(void)
     pis_hist_free(&h);
 }
 
-/* Sample i of test_batches, and where it was taken. */
-static uint32_t batch_value(uint64_t i)
+/* Sample i of test_store. */
+static uint32_t store_value(uint64_t i)
 {
     if (i % 3 == 0)
-        return 2500;            /* 70000 times: more than a wide counter */
+        return 2500;            /* 70000 times */
     if (i % 3 == 1)
-        return (uint32_t)((i * 7919) % 1000);           /* small */
-    return 2000 + (uint32_t)((i * 2654435761u) % 1000); /* dense, wide */
+        return (uint32_t)((i * 7919) % 1000);
+    return 2000 + (uint32_t)((i * 2654435761u) % 1000);
 }
 
-static void batch_where(const void *ctx, size_t at, struct pis_where *w)
+/* The sorted values of h equal times the counts of ref[0..3000). */
+static int same_as(const struct pis_hist *h, const uint64_t *ref,
+                   uint64_t times)
 {
-    (void)ctx;
-    w->offset = at * 4;
-    w->tsc = at * 10;
-    w->has_tsc = 1;
-    w->file = 0;
+    size_t n, k = 0;
+    struct pis_vc *vc = pis_hist_sorted(h, &n);
+    int ok = vc != NULL;
+
+    for (uint64_t v = 0; ok && v < 3000; v++) {
+        if (!ref[v])
+            continue;
+        ok = k < n && vc[k].value == v && vc[k].count == ref[v] * times;
+        k++;
+    }
+    free(vc);
+    return ok && k == n;
 }
 
-static int same_sorted(const struct pis_hist *a, const struct pis_hist *b,
-                       uint64_t times)
-{
-    size_t na, nb;
-    struct pis_vc *va = pis_hist_sorted(a, &na), *vb = pis_hist_sorted(b, &nb);
-    int ok = va && vb && na == nb;
-
-    for (size_t i = 0; ok && i < na; i++)
-        ok = va[i].value == vb[i].value && va[i].count * times == vb[i].count;
-    free(va);
-    free(vb);
-    return ok;
-}
-
-/* pis_hist_put in batches of every size from 1 to 256 gives what one
- * pis_hist_add per sample gives, counters that overflow included; the
- * percentiles read in place agree with the sorted copy. */
-static void test_batches(void)
+/* Samples one at a time through many buffer flushes, against counts kept
+ * here; ranks against the sorted copy; merges and sums add counts. */
+static void test_store(void)
 {
     enum { N = 210000 };
-    static uint32_t v[N];
-    struct pis_hist one, bat, twice;
-    struct pis_summary s1, s2;
-    uint64_t at = 0, rank[64], got[64];
-    size_t nvc;
+    static uint64_t ref[3000];
+    struct pis_hist one, twice, sum;
+    const struct pis_hist *three[3] = { &one, &one, &one };
+    struct pis_summary s;
     struct pis_vc *vc;
+    uint64_t rank[64], got[64];
+    size_t nvc;
 
     pis_hist_init(&one);
-    pis_hist_init(&bat);
     pis_hist_init(&twice);
     for (uint64_t i = 0; i < N; i++) {
-        v[i] = batch_value(i);
-        pis_hist_add(&one, v[i], 1, 1, i * 10, i * 4, 0);
+        uint32_t v = store_value(i);
+        ref[v]++;
+        CHECK(pis_hist_add1(&one, v, 1, i * 10, i * 4, 0) == 0, "add1");
     }
-    for (size_t len = 1; at < N; len = len % 256 + 1) {
-        size_t n = N - at < len ? N - at : len;
-        struct pis_hist_put c;
-        pis_hist_put_begin(&bat, &c);
-        for (size_t i = at; i < at + n; i++)
-            pis_hist_put(&c, v[i], i);
-        CHECK(pis_hist_put_end(&c, n, batch_where, NULL) == 0, "put");
-        at += n;
-    }
-    CHECK(bat.count == N && same_sorted(&one, &bat, 1),
-          "batches count what single adds count");
-    CHECK(pis_summarize(&one, &s1, NULL, NULL) == 0 &&
-          pis_summarize(&bat, &s2, NULL, NULL) == 0 &&
-          !memcmp(&s1, &s2, sizeof(s1)), "same summary");
-    CHECK(s2.max == 2999 && s2.min == 0, "min %llu max %llu",
-          (unsigned long long)s2.min, (unsigned long long)s2.max);
-    CHECK(pis_hist_compact(&bat) == 0 && same_sorted(&one, &bat, 1),
-          "compacted: a value past a counter's limit still counted in full");
-    /* ranks read in place (compacted store) against the sorted copy */
+    CHECK(one.count == N && same_as(&one, ref, 1), "counts as kept here");
+    CHECK(pis_summarize(&one, &s, NULL, NULL) == 0 && s.max == 2999 &&
+          s.min == 0, "min %llu max %llu", (unsigned long long)s.min,
+          (unsigned long long)s.max);
+    CHECK(pis_hist_compact(&one) == 0 && one.buf == NULL &&
+          same_as(&one, ref, 1), "compacted");
     rank[0] = 1;
-    for (int k = 1; k < 63; k++)            /* across every tier */
+    for (int k = 1; k < 63; k++)
         rank[k] = (uint64_t)N * k / 63 + k % 3;
     rank[63] = N;
-    vc = pis_hist_sorted(&bat, &nvc);
-    CHECK(vc && pis_hist_at_ranks(&bat, rank, 64, got) == 0, "at_ranks");
+    vc = pis_hist_sorted(&one, &nvc);
+    CHECK(vc && pis_hist_at_ranks(&one, rank, 64, got) == 0, "at_ranks");
     for (int k = 0; vc && k < 64; k++) {
         uint64_t seen = 0, want = 0;
         for (size_t i = 0; i < nvc; i++) {
@@ -211,13 +193,15 @@ static void test_batches(void)
               (unsigned long long)want);
     }
     free(vc);
-    /* merging the store into an empty one twice: counter sums overflow */
-    CHECK(pis_hist_merge(&twice, &bat) == 0 &&
-          pis_hist_merge(&twice, &bat) == 0 && twice.count == 2 * N &&
-          same_sorted(&one, &twice, 2), "merged twice: every count doubled");
+    CHECK(pis_hist_merge(&twice, &one) == 0 &&
+          pis_hist_merge(&twice, &one) == 0 && twice.count == 2 * N &&
+          same_as(&twice, ref, 2), "merged twice: every count doubled");
+    CHECK(pis_hist_sum(&sum, three, 3) == 0 && sum.count == 3 * N &&
+          same_as(&sum, ref, 3) && sum.max == 2999 &&
+          sum.max_offset == one.max_offset, "the sum of three copies");
     pis_hist_free(&one);
-    pis_hist_free(&bat);
     pis_hist_free(&twice);
+    pis_hist_free(&sum);
 }
 
 static void test_buckets(void)
@@ -275,7 +259,7 @@ int main(void)
     test_uniform();
     test_merge_and_ties();
     test_many();
-    test_batches();
+    test_store();
     test_buckets();
     test_cpulist();
     return TAP_DONE();

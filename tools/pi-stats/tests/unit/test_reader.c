@@ -82,7 +82,7 @@ static int run(const unsigned char *src, size_t len, size_t chunk,
 
     memcpy(buf, src, len);
     memset(dg, 0, sizeof(*dg));
-    if (pis_reader_init(&r, NULL, NULL, on_diag, dg))
+    if (pis_reader_init(&r, NULL, on_diag, dg))
         return -1;
     if (!chunk) {
         size_t off = 0, n;
