@@ -16,6 +16,11 @@
 #   mixed-hotplug    64 vCPUs on 16 pCPUs, pCPUs going offline and online,
 #                    vCPUs moved while halted: bound off against the code
 #                    before the series (same lists, same NDST, same order)
+#   fixup-128on64    the CPU-dead fixup of a list of 128 vCPUs (limit 128,
+#   fixup-128on4096  so every other list of the pool has room) on 64 and on
+#                    4096 pCPUs, and the same with variants/
+#                    fixup-scan-per-entry (-scan: the pool scanned again for
+#                    every entry, as the bound first did)
 #   stress-*         the threaded invariant runs
 #
 # Walk and block cycles come from runs without tracing (REPS runs, the one
@@ -94,6 +99,36 @@ replay spread-128on64 0 --pcpus 64 --vcpus 128 --burst 2
 replay spread-128on64 auto --pcpus 64 --vcpus 128 --burst 2
 replay mixed-hotplug 0 --pcpus 16 --vcpus 64 --burst 3 --hotplug 40
 replay mixed-hotplug auto --pcpus 16 --vcpus 64 --burst 3 --hotplug 40
+
+# fixup NAME BINARY PCPUS: the median of REPS timed fixups of a 128-entry list
+fixup() {
+    name=$1 bin=$2 p=$3
+    i=0
+    while [ $i -lt "$REPS" ]; do
+        "$bin" replay --scenario "$name" --pcpus "$p" --pool "1-$((p - 1))" \
+            --vcpus 128 --all-on-0 --limit 128 --events 0 --fixup-bench \
+            > "$TMP/$name.m$i.json"
+        i=$((i + 1))
+    done
+    python3 - "$TMP" "$name" "$REPS" > "$TMP/$n.json" <<'PY'
+import json, sys
+tmp, name, reps = sys.argv[1], sys.argv[2], int(sys.argv[3])
+runs = sorted((json.load(open(f"{tmp}/{name}.m{i}.json")) for i in range(reps)),
+              key=lambda r: r["fixup_cycles"])
+m = dict(runs[len(runs) // 2])
+m["limit_option"] = "128"
+m["fixup_cycles_runs"] = [r["fixup_cycles"] for r in runs]
+m["lost_wakeups"] = max(r["lost_wakeups"] for r in runs)
+m["invariant_violations"] = max(r["invariant_violations"] for r in runs)
+print(json.dumps(m))
+PY
+    n=$((n + 1))
+}
+V=$OUT/variants/fixup-scan-per-entry
+fixup fixup-128on64 "$H" 64
+fixup fixup-128on64-scan "$V/std" 64
+fixup fixup-128on4096 "$OUT/pi-harness-big" 4096
+fixup fixup-128on4096-scan "$V/big" 4096
 
 # The code before the series, on the same replays, for the bound-off check.
 for s in "nic-128on1 --pcpus 64 --vcpus 128 --all-on-0 --burst 2" \
@@ -189,5 +224,12 @@ print("  spread-128on64 (nothing spills): block p50 %d cycles with the bound, "
 off, on = by["nic-128on1-off"], by["nic-128on1-on"]
 print("  nic-128on1 (spilled vCPUs): block p50 %d -> %d cycles"
       % (off["p50_block_cycles"], on["p50_block_cycles"]))
+for p in (64, 4096):
+    f, s = by["fixup-128on%d-on" % p], by["fixup-128on%d-scan-on" % p]
+    print("  CPU-dead fixup of a %d-entry list on %d pCPUs: %d cycles (%d per "
+          "entry); scanning the pool per entry %d, %.1fx more"
+          % (f["fixup_entries"], p, f["fixup_cycles"],
+             f["fixup_cycles"] // max(f["fixup_entries"], 1),
+             s["fixup_cycles"], s["fixup_cycles"] / max(f["fixup_cycles"], 1)))
 PY
 stage_end "pi-harness: bench" "$(stage_rel "$OUT/summary.json")"

@@ -89,6 +89,8 @@ void cpu_offline(unsigned int x, uint64_t *rng);
 void cpu_down_prepare(unsigned int x);
 void cpu_disable(unsigned int x, uint64_t *rng, bool pools);
 void cpu_dead(unsigned int x, bool free);
+/* Cycles the last CPU-dead fixup took. */
+extern uint64_t fixup_cycles;
 void cpu_up(unsigned int x, bool pools);
 void cpu_up_canceled(unsigned int x);
 void suspend_resume(uint64_t *rng);
@@ -191,6 +193,7 @@ struct scenario {
     unsigned int timer;         /* replay: a timer wakes 1 in N events */
     bool race_fixup;            /* replay: see scenarios.c */
     bool race_limit;            /* replay: see scenarios.c */
+    bool fixup_bench;           /* replay: see scenarios.c */
     uint64_t seed;
 };
 void run_replay(const struct scenario *s);

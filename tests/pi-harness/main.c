@@ -30,7 +30,9 @@
  * pCPUs form another one), --pool-moves N (1 in N events or stress checks,
  * the domain or a pCPU moves to the other cpupool), --entry-posts (replay:
  * a device posts to each vCPU entering the guest at one step of its entry,
- * vcpu.c).
+ * vcpu.c), --fixup-bench (replay: after the boot, the first pCPU of the
+ * pool, which holds every vCPU with --all-on-0, goes down as in S3 and the
+ * CPU-dead fixup is timed).
  * Prints one JSON object.  Exit status 1 when an invariant was broken or a
  * wakeup lost.
  *
@@ -59,7 +61,7 @@ int main(int argc, char **argv)
         { "timer", 1, NULL, 'I' }, { "race-fixup", 0, NULL, 'R' },
         { "cold-walks", 0, NULL, 'C' }, { "up-cancel", 1, NULL, 'U' },
         { "race-limit", 0, NULL, 'L' }, { "pool-moves", 1, NULL, 'M' },
-        { "entry-posts", 0, NULL, 'E' },
+        { "entry-posts", 0, NULL, 'E' }, { "fixup-bench", 0, NULL, 'B' },
         { NULL, 0, NULL, 0 } };
     struct scenario s = {
         .name = "custom", .pcpus = 8, .vcpus = 32, .seconds = 5,
@@ -111,6 +113,7 @@ int main(int argc, char **argv)
         case 'L': s.race_limit = true; break;
         case 'M': s.pool_moves = atoi(optarg); break;
         case 'E': entry_posts = true; break;
+        case 'B': s.fixup_bench = true; break;
         default: return 2;
         }
     if ( s.pcpus < 2 || s.pcpus > NR_CPUS || !s.vcpus ||

@@ -290,6 +290,8 @@ static void replay_offline_done(void)
     race_cpu = ~0u;
 }
 
+static unsigned int fixup_entries;
+
 /* The limit of the lists of the domain's cpupool (0: none, or no pCPU). */
 static unsigned int pool_limit(void)
 {
@@ -318,6 +320,18 @@ static int replay(const struct scenario *s, struct replay_cost *rc)
         runq[runq_tail++ % MAX_VCPUS] = hv[i];
     replay_run_queue(rc);
     digest_state(0);
+    /*
+     * --fixup-bench: the pCPU holding the vCPUs goes down, its pool left as
+     * it is (as in S3): the fixup moves its whole list.
+     */
+    if ( s->fixup_bench )
+    {
+        fixup_entries = count_list(pool_first);
+        cpu_disable(pool_first, &rng, false);
+        cpu_dead(pool_first, true);
+        replay_pending();
+        replay_run_queue(rc);
+    }
 
     for ( e = 1; e <= events; e++ )
     {
@@ -449,6 +463,7 @@ void run_replay(const struct scenario *s)
            "\"invariant_violations\": %" PRIu64 ", "
            "\"running_ndst_stale\": %" PRIu64 ", \"races\": %" PRIu64 ", "
            "\"pool_changes\": %" PRIu64 ", "
+           "\"fixup_entries\": %u, \"fixup_cycles\": %" PRIu64 ", "
            "\"trace\": %s%s%s, \"trace_records\": %" PRIu64 ", "
            "\"digest\": \"%016" PRIx64 "\"}\n",
            s->name, s->pcpus, num_online_cpus(), s->vcpus,
@@ -464,7 +479,8 @@ void run_replay(const struct scenario *s)
            (uint64_t)st_woken, (uint64_t)st_posted,
            (uint64_t)st_lost, (uint64_t)st_violations,
            (uint64_t)st_running_ndst_stale, (uint64_t)st_races,
-           (uint64_t)st_pool_changes,
+           (uint64_t)st_pool_changes, fixup_entries,
+           s->fixup_bench ? fixup_cycles : 0,
            s->trace ? "\"" : "", s->trace ? s->trace : "null", s->trace ? "\"" : "",
            trace_records, digest);
     free(rc.walk);

@@ -630,9 +630,12 @@ void cpu_disable(unsigned int x, uint64_t *rng, bool pools)
 }
 
 /* CPU_DEAD, on another pCPU; then (@free) the per-CPU area goes. */
+uint64_t fixup_cycles;
+
 void cpu_dead(unsigned int x, bool free)
 {
     unsigned int i;
+    uint64_t t0;
 
     harness_cpu = cpumask_first(&cpu_online_map);
 
@@ -648,7 +651,9 @@ void cpu_dead(unsigned int x, bool free)
         harness_lock_hook = fixup_post_lock;
         harness_step_hook = fixup_post_desc;
     }
+    t0 = rdtsc_ordered();
     harness_fixup(x);
+    fixup_cycles = rdtsc_ordered() - t0;
     if ( fixup_posts )
     {
         harness_lock_hook = NULL;
