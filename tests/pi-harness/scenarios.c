@@ -85,7 +85,7 @@ struct replay_cost {
  * other lists of its pool and every one of them was full.  It is counted
  * under its case; anything else is a violation.
  */
-_Atomic uint64_t st_over_alone, st_over_full;
+static _Atomic uint64_t st_over_alone, st_over_full;
 
 static void judge_over_limit(const struct vcpu *v, unsigned int lc)
 {
