@@ -64,6 +64,7 @@ bit  nv[NVCPU];         /* NV: POSTED or WAKEUP */
 byte lst[NCPU];         /* the list: bit v set = v's list_head is on it */
 byte plen[NCPU];         /* ->len */
 bool lock[NCPU];        /* ->lock held */
+byte lown[NCPU];        /* ghost: _pid of the holder (0 when free) */
 byte lkp[NVCPU];        /* pi_blocking.lock, as the pCPU of the list; NONE */
 
 /* ---- pCPUs ---- */
@@ -111,15 +112,26 @@ inline post(v)
     }
 }
 
-inline spin_lock(c)   { atomic { !lock[c] -> lock[c] = 1 } }
-inline spin_unlock(c) { assert(lock[c]); lock[c] = 0 }
+/*
+ * Locks remember their holder (ghost lown[], the process id), so that a
+ * process that ends, or a run that stops, with a lock held is an error
+ * (NOTHELD, NOLOCK): a leaked lock would make every `lock[c] || ...'
+ * invariant vacuous for that list.
+ */
+inline spin_lock(c)   { atomic { !lock[c] -> lock[c] = 1; lown[c] = _pid } }
+inline spin_unlock(c) { atomic { assert(lock[c] && lown[c] == _pid); lock[c] = 0; lown[c] = 0 } }
 /*
  * spin_lock_irqsave() / spin_unlock_irqrestore() by code running on pCPU
  * @cpu.  The model turns interrupts off once the lock is taken, not before
  * spinning: more interleavings, not fewer.
  */
-inline lock_irq(cpu, c)   { atomic { !lock[c] -> lock[c] = 1; irqoff[cpu]++ } }
-inline unlock_irq(cpu, c) { atomic { assert(lock[c]); lock[c] = 0; irqoff[cpu]-- } }
+inline lock_irq(cpu, c)   { atomic { !lock[c] -> lock[c] = 1; lown[c] = _pid; irqoff[cpu]++ } }
+inline unlock_irq(cpu, c) { atomic { assert(lock[c] && lown[c] == _pid); lock[c] = 0; lown[c] = 0; irqoff[cpu]-- } }
+
+/* the running process holds no list lock (checked where a process ends) */
+#define HELD(c)     (lock[c] && lown[c] == _pid)
+#define NOTHELD     (!HELD(0) && !HELD(1) && (NCPU < 3 || !HELD(NCPU - 1)))
+#define IRQON       (irqoff[0] == 0 && irqoff[1] == 0 && (NCPU < 3 || irqoff[NCPU - 1] == 0))
 
 /* pi_list_add() + pi_list_grew(); the lock pointer is already set. */
 inline list_add(c, v)
@@ -282,7 +294,11 @@ inline vmx_pi_unblock_vcpu(v, cpu, l)
 #else
         if
         :: lkp[v] == l -> list_del(l, v); break    /* pi_list_del() */
+#ifdef MUT_LEAK_LOCK
+        :: lkp[v] == NONE -> goto unb_out   /* bug: returns with the lock held */
+#else
         :: lkp[v] == NONE -> break
+#endif
         :: else -> skip
         fi;
         spin_unlock(l)                      /* moved by the fixup: retry */
@@ -360,7 +376,8 @@ end_asleep:
         got = 0;
         vmx_pi_unblock_vcpu(v, q, l);                     /* vmx_pi_do_resume() */
         atomic { irqoff[q]--; ingst[v] = 1; busy--; l = 0 }   /* VM entry */
-    od
+    od;
+    assert(NOTHELD)
 }
 
 /*
@@ -546,8 +563,9 @@ end_wait:
 #endif
     d_step { lst[DEAD] = 0; plen[DEAD] = 0 }   /* INIT_LIST_HEAD(), len = 0 */
 #ifndef MUT_INIT_AFTER_ONLINE
-    online[DEAD] = 1
+    online[DEAD] = 1;
 #endif
+    assert(NOTHELD)
 }
 
 /* Posts NIRQ interrupts, each to any vCPU, at any time. */
@@ -630,7 +648,9 @@ proctype quiescence()
     timeout ->
     assert(!(blocked[0] && pir[0]) && !(blocked[1] && pir[1]) &&
            (NVCPU < 3 || !(blocked[NVCPU - 1] && pir[NVCPU - 1])));
-    assert(!irr[0] && !irr[1] && (NCPU < 3 || !irr[NCPU - 1]))
+    assert(!irr[0] && !irr[1] && (NCPU < 3 || !irr[NCPU - 1]));
+    /* no lock left held, no pCPU left with interrupts off */
+    assert(NOLOCK && IRQON)
 }
 
 init
