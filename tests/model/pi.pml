@@ -82,6 +82,8 @@ byte busy;              /* Xen code in flight: stop_machine waits for 0 */
 bool asleep[NVCPU];     /* vcpu_block() decided to sleep, not woken since */
 bool ovr[NVCPU];        /* on a list through an add the docs allow over LIMIT */
 bool fixing;            /* between the pCPU's death and the end of its fixup */
+bool win[NVCPU];        /* between vmx_intr_assist()'s PIR sync and VM entry */
+bool fixw[NVCPU];       /* the fixup rewrote NDST of the vCPU awake, before VM entry */
 
 #define BIT(v)          (1 << (v))
 #define ONL(c, v)       ((lst[c] & BIT(v)) != 0)
@@ -100,6 +102,18 @@ inline post(v)
         pir[v] = 1;
         if
         :: !on[v] && !sn[v] ->
+            /*
+             * Timeliness: posted after the vCPU's last PIR sync before VM
+             * entry, the notification must go to the vCPU's own pCPU (which
+             * takes it once interrupts are on, at the latest right after
+             * VM entry); anywhere else it sets ON and the interrupt waits in
+             * PIR for the next VM exit.
+             */
+#ifdef STRICT_TIMELY
+            assert(!win[v] || ndst[v] == proc[v]);
+#else
+            assert(!win[v] || ndst[v] == proc[v] || fixw[v]);
+#endif
             on[v] = 1;
             if
             :: nv[v] == WAKEUP && online[ndst[v]] -> irr[ndst[v]] = 1
@@ -107,7 +121,9 @@ inline post(v)
                 on[v] = 0; pir[v] = 0
             :: else -> skip
             fi
-        :: else -> skip
+        :: else ->
+            /* ON set in the window was set by a notification checked above */
+            assert(!win[v] || on[v])
         fi
     }
 }
@@ -371,11 +387,17 @@ end_asleep:
         :: vmx_pi_switch_to(v, q)
         fi;
         last = q;
-        sync_pir_to_irr(v, got);                          /* vmx_intr_assist() */
+        /* vmx_intr_assist(): vmx_pi_ndst_home(), then the PIR sync */
+#ifndef MUT_NO_NDST_HOME
+        if :: ndst[v] != q -> ndst[v] = q :: else -> skip fi;   /* + smp_mb() */
+#endif
+        got = 0;
+        atomic { if :: on[v] -> on[v] = 0; got = 1 :: else -> skip fi; win[v] = 1 }
+        if :: got -> pir[v] = 0 :: else -> skip fi;
         irqoff[q]++;                                      /* cli */
         got = 0;
         vmx_pi_unblock_vcpu(v, q, l);                     /* vmx_pi_do_resume() */
-        atomic { irqoff[q]--; ingst[v] = 1; busy--; l = 0 }   /* VM entry */
+        atomic { irqoff[q]--; ingst[v] = 1; win[v] = 0; fixw[v] = 0; busy--; l = 0 }   /* VM entry */
     od;
     assert(NOTHELD)
 }
@@ -529,7 +551,16 @@ end_wait:
 #ifdef MUT_FIXUP_SN_LEFT
         sn[v] = 1;                      /* bug: SN set and never cleared */
 #endif
-        ndst[v] = nc;                   /* write_atomic(&pi_desc.ndst); smp_mb() */
+        /*
+         * write_atomic(&pi_desc.ndst); smp_mb().  The vCPU may be awake
+         * already (woken, not yet through vmx_pi_unblock_vcpu()): then NDST
+         * names the new list's pCPU until vmx_pi_unblock_vcpu() puts it
+         * back, after vmx_intr_assist(), and an interrupt posted meanwhile
+         * waits in PIR for the next VM exit.  The ghost fixw exempts that
+         * from the timeliness check (STRICT_TIMELY: no exemption; Spin
+         * rejects split-3x2 with it).
+         */
+        atomic { ndst[v] = nc; fixw[v] = fixw[v] || !blocked[v] }
 #ifdef MUT_FIXUP_MOVES_ON
         if
         :: true ->                      /* bug: ON not tested */
