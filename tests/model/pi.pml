@@ -17,8 +17,11 @@
  *   TIMER                    one wakeup of a blocked vCPU by something other
  *                            than its posted interrupt (vcpu_unblock())
  *   MIGRATE                  a woken vCPU may run on another online pCPU
- *   HOME0                    every vCPU starts on pCPU 0 (default: on NCPU-1)
- *   HOME_SPLIT               vCPU 0 starts on NCPU-1, the others on pCPU 0
+ *   HOME0                    every vCPU starts on pCPU LOW (default: on NCPU-1)
+ *   HOME_SPLIT               vCPU 0 starts on NCPU-1, the others on pCPU LOW
+ *   POOLS                    NCPU 3, two cpupools: the vCPUs' domain in pool
+ *                            {1, 2}, pCPU 0 alone in the other; LOW is 1
+ *                            (without POOLS: one pool, LOW is 0)
  *   UPSTREAM_FIXUP           the CPU-dead fixup as upstream has it (SN set
  *                            while the entry is examined); else the fixed one
  *   MUT_*                    one bug each, see tests/model/mutants
@@ -45,10 +48,26 @@
 #define WAKEUP  1       /* NV = pi_wakeup_vector */
 #define DEAD    (NCPU - 1)      /* the pCPU that goes offline */
 
+/*
+ * The cpupool of the vCPUs' domain: INPOOL(c), cpupool_valid_cpus().  With
+ * POOLS, pCPU 0 (which stays online, and is where code outside the pool
+ * runs: the CPU-dead fixup) is in another pool, with no vCPU of the model.
+ */
+#ifdef POOLS
+#if NCPU != 3
+#error POOLS needs NCPU 3
+#endif
+#define INPOOL(c)   ((c) != 0)
+#define LOW         1
+#else
+#define INPOOL(c)   1
+#define LOW         0
+#endif
+
 #if defined(HOME0)
-#define HOME(v) 0
+#define HOME(v) LOW
 #elif defined(HOME_SPLIT)
-#define HOME(v) ((v) == 0 -> DEAD : 0)
+#define HOME(v) ((v) == 0 -> DEAD : LOW)
 #else
 #define HOME(v) DEAD
 #endif
@@ -193,9 +212,10 @@ inline sync_pir_to_irr(v, got)
 /*
  * pi_spill_target(): lengths of the online pCPUs other than @cpu, read one
  * at a time without locks, from a rotor (any start: the model does not keep
- * the rotor); the shortest below @lim, else @cpu.  One socket and one
- * pool, and PI_SPILL_PROBES (4) >= NCPU - 1: the first pass looks at every
- * other online pCPU, and the second pass is not modelled.
+ * the rotor); the shortest below @lim, else @cpu.  Only pCPUs of the
+ * domain's pool.  One socket, and PI_SPILL_PROBES (4) >= NCPU - 1: the
+ * first pass looks at every other online pCPU of the pool, and the second
+ * pass is not modelled.
  */
 inline spill_target(cpu, lim, res, i, n, bestlen)
 {
@@ -212,7 +232,11 @@ inline spill_target(cpu, lim, res, i, n, bestlen)
     :: n < NCPU ->
         atomic {
             if
-            :: i != cpu && online[i] && plen[i] < bestlen ->
+#ifdef MUT_SPILL_NO_POOL
+            :: i != cpu && online[i] && plen[i] < bestlen ->   /* bug: any pool */
+#else
+            :: i != cpu && online[i] && INPOOL(i) && plen[i] < bestlen ->
+#endif
                 res = i; bestlen = plen[i]
             :: else -> skip
             fi;
@@ -248,8 +272,10 @@ inline vmx_vcpu_block(v, cpu, lc, ok, i, n, bl)
             ok = online[lc];
 #elif defined(MUT_SPILL_NO_ONLINE_RECHECK)
             ok = plen[lc] < LIMIT;
+#elif defined(MUT_SPILL_NO_POOL)
+            ok = online[lc] && plen[lc] < LIMIT;  /* bug: any pool */
 #else
-            ok = online[lc] && plen[lc] < LIMIT;  /* cpu_online() && len < limit */
+            ok = online[lc] && INPOOL(lc) && plen[lc] < LIMIT;  /* cpu_online() && in pool && len < limit */
 #endif
             if
             :: ok -> goto blk_add
@@ -279,8 +305,8 @@ blk_add:
 #endif
     :: else -> skip
     fi;
+    nv[v] = WAKEUP;                         /* write_atomic(&pi_desc->nv), under the lock */
     unlock_irq(cpu, lc);                    /* spin_unlock_irqrestore() */
-    nv[v] = WAKEUP;                         /* write_atomic(&pi_desc->nv) */
 blk_done:
     skip
 }
@@ -372,7 +398,7 @@ end_asleep:
 #ifdef MIGRATE
             if
             :: skip
-            :: online[0] -> q = 0
+            :: online[0] && INPOOL(0) -> q = 0
             :: online[1] -> q = 1
 #if NCPU > 2
             :: online[2] -> q = 2
@@ -455,8 +481,9 @@ end_idle:
 
 proctype hotplug()
 {
-    byte v, nc, i, n, bl;
+    byte v, nc, i, n, bl, below, rot;   /* pi_targets: .below, .rotor */
     bool fb;            /* ghost: the over-limit move is one the docs allow */
+    bool tset;          /* pi_targets.pool set */
 
 end_wait:
     atomic {
@@ -472,7 +499,7 @@ end_wait:
         /* cpu_disable_scheduler(): its vCPUs go to CPU0 */
         v = 0;
         do
-        :: v < NVCPU -> if :: proc[v] == DEAD -> proc[v] = 0 :: else -> skip fi; v++
+        :: v < NVCPU -> if :: proc[v] == DEAD -> proc[v] = LOW :: else -> skip fi; v++
         :: else -> break
         od
     }
@@ -516,38 +543,77 @@ end_wait:
          * new list's lock, then (smp_mb()) ON is tested: an interrupt posted
          * before the write notified the dead pCPU but left ON set; one
          * posted after it notifies the new pCPU, whose handler waits for this
-         * lock and then finds the vCPU on its list.  The target: the
-         * shortest list below the limit, else the shortest, else any online
-         * pCPU (one pool in the model).
+         * lock and then finds the vCPU on its list.
          */
         /*
-         * The target's length is checked again under its lock (a block
-         * path may have filled it since it was read): if it is full now,
-         * look again.
+         * pi_pick_target(): the set of the pool's other online lists below
+         * the limit, computed once per move (t->pool), taken round robin;
+         * each list found full (or offline) under its lock leaves the set.
+         * An empty set: the next online pCPU of the pool, else any online
+         * pCPU.  Bound off: any online pCPU (cpumask_any(), pCPU 0).
          */
-        do
-        :: spill_target(DEAD, LIMIT, nc, i, n, bl);
+        if
+        :: !LIMIT -> d_step { nc = 0; fb = 1 }; spin_lock(nc)
+        :: else ->
             if
-            :: nc == DEAD ->
-                /* none below the limit: the shortest, else any online */
-                fb = 1;
-                spill_target(DEAD, 255, nc, i, n, bl);
-                if :: nc == DEAD -> nc = 0 :: else -> skip fi
+            :: !tset ->
+                d_step { tset = 1; rot = DEAD; below = 0; i = 0 }
+                do
+                :: i < NCPU ->
+                    atomic {
+                        if
+#ifdef MUT_FIXUP_NO_POOL
+                        :: i != DEAD && online[i] && plen[i] < LIMIT ->   /* bug: the pool is ignored */
+#else
+                        :: i != DEAD && INPOOL(i) && online[i] && plen[i] < LIMIT ->
+#endif
+                            below = below | BIT(i)
+                        :: else -> skip
+                        fi;
+                        i++
+                    }
+                :: else -> break
+                od;
+                i = 0
             :: else -> skip
             fi;
+            do
+            :: below != 0 ->
+                d_step {        /* c = t->rotor = cpumask_cycle(t->rotor, &t->below) */
+                    nc = rot;
+                    do
+                    :: nc = (nc + 1) % NCPU;
+                        if :: (below & BIT(nc)) != 0 -> break :: else -> skip fi
+                    od;
+                    rot = nc
+                }
 #ifdef MUT_FIXUP_DEAD_TARGET
-            nc = DEAD;
+                nc = DEAD;      /* bug: the dead pCPU itself */
 #endif
-            spin_lock(nc);
-            if
+                spin_lock(nc);
+                if
 #ifdef MUT_FIXUP_NO_LEN_RECHECK
-            :: true -> break            /* bug: the length is not checked again */
+                :: online[nc] -> break          /* bug: the length is not checked again */
 #else
-            :: fb || !LIMIT || plen[nc] < LIMIT -> break
+                :: online[nc] && plen[nc] < LIMIT -> break
 #endif
-            :: else -> spin_unlock(nc)
-            fi
-        od;
+                :: else -> spin_unlock(nc); below = below & ~BIT(nc)
+                fi
+            :: else ->
+                d_step {        /* the next online pCPU of the pool, else any */
+                    fb = 1; nc = rot; i = 0;
+                    do
+                    :: i < NCPU ->
+                        nc = (nc + 1) % NCPU;
+                        if :: nc != DEAD && INPOOL(nc) && online[nc] -> break :: else -> i++ fi
+                    :: else -> nc = 0; break
+                    od;
+                    rot = nc; i = 0
+                }
+                spin_lock(nc);
+                break
+            od
+        fi;
 #ifdef MUT_FIXUP_SN_LEFT
         sn[v] = 1;                      /* bug: SN set and never cleared */
 #endif
@@ -577,7 +643,9 @@ end_wait:
                 lkp[v] = nc;
                 plen[DEAD] = plen[DEAD] - 1;
                 FIXUP_OVR(v, nc, fb);
-                plen[nc] = plen[nc] + 1
+                plen[nc] = plen[nc] + 1;
+                /* full now: it leaves the set */
+                if :: LIMIT && plen[nc] >= LIMIT -> below = below & ~BIT(nc) :: else -> skip fi
             }
         fi;
         spin_unlock(nc);
@@ -586,7 +654,7 @@ end_wait:
     :: else -> break
     od;
     unlock_irq(0, DEAD);                /* spin_unlock_irqrestore() */
-    fixing = 0;
+    d_step { fixing = 0; below = 0; rot = 0; tset = 0 }
 
     /* cpu_up(DEAD): vmx_pi_per_cpu_init() on the new pCPU, then online */
 #ifdef MUT_INIT_AFTER_ONLINE
@@ -656,7 +724,12 @@ proctype timer()
 
 #define CPU_OK(c)   (ID_OK(c, 0) && ID_OK(c, 1) && (NVCPU < 3 || ID_OK(c, 2)) && \
                      LEN_OK(c) && OFF_OK(c) && BND_OK(c))
-#define VCPU_OK(v)  (BLK_OK(v) && SLEEP_OK(v) && GST_OK(v))
+/* pools: a vCPU's list is in its domain's pool, unless no pCPU of the pool
+ * is online */
+#define POOLUP      ((INPOOL(0) && online[0]) || (INPOOL(1) && online[1]) || \
+                     (NCPU > 2 && INPOOL(NCPU - 1) && online[NCPU - 1]))
+#define POOL_OK(v)  (lkp[v] == NONE || INPOOL(lkp[v]) || !POOLUP)
+#define VCPU_OK(v)  (BLK_OK(v) && SLEEP_OK(v) && GST_OK(v) && POOL_OK(v))
 #define INV         (CPU_OK(0) && CPU_OK(1) && (NCPU < 3 || CPU_OK(NCPU - 1)) && \
                      VCPU_OK(0) && VCPU_OK(1) && (NVCPU < 3 || VCPU_OK(NVCPU - 1)) && \
                      (lst[0] & lst[1]) == 0 && \
