@@ -22,6 +22,12 @@
  *   POOLS                    NCPU 3, two cpupools: the vCPUs' domain in pool
  *                            {1, 2}, pCPU 0 alone in the other; LOW is 1
  *                            (without POOLS: one pool, LOW is 0)
+ *   POOLCHG                  with POOLS, no HOTPLUG: pCPU 2 leaves the pool
+ *                            once (cpupool_unassign_cpu()), with
+ *                            arch_cpupool_changed()'s stray moves
+ *   STRAYS_OK                the pool invariant exempts a vCPU that blocked
+ *                            on its own pCPU's list after that pCPU left
+ *                            the pool (Spin rejects POOLCHG without it)
  *   UPSTREAM_FIXUP           the CPU-dead fixup as upstream has it (SN set
  *                            while the entry is examined); else the fixed one
  *   MUT_*                    one bug each, see tests/model/mutants
@@ -57,7 +63,14 @@
 #if NCPU != 3
 #error POOLS needs NCPU 3
 #endif
+#ifdef POOLCHG
+#ifdef HOTPLUG
+#error POOLCHG and HOTPLUG
+#endif
+#define INPOOL(c)   ((c) != 0 && !((c) == 2 && p2out))
+#else
 #define INPOOL(c)   ((c) != 0)
+#endif
 #define LOW         1
 #else
 #define INPOOL(c)   1
@@ -101,6 +114,9 @@ byte busy;              /* Xen code in flight: stop_machine waits for 0 */
 bool asleep[NVCPU];     /* vcpu_block() decided to sleep, not woken since */
 bool ovr[NVCPU];        /* on a list through an add the docs allow over LIMIT */
 bool fixing;            /* between the pCPU's death and the end of its fixup */
+bool p2out;             /* pCPU 2 is out of the domain's pool (POOLCHG) */
+bool pchg;              /* ghost: from that change to the end of its moves */
+bool stray[NVCPU];      /* ghost: added to its own pCPU's list outside the pool */
 bool win[NVCPU];        /* between vmx_intr_assist()'s PIR sync and VM entry */
 bool fixw[NVCPU];       /* the fixup rewrote NDST of the vCPU awake, before VM entry */
 
@@ -187,7 +203,8 @@ inline list_del(c, v)
         plen[c] = plen[c] - 1;
 #endif
         lkp[v] = NONE;
-        ovr[v] = 0
+        ovr[v] = 0;
+        stray[v] = 0
     }
 }
 
@@ -291,7 +308,7 @@ inline vmx_vcpu_block(v, cpu, lc, ok, i, n, bl)
 blk_add:
     /* cmpxchg(&pi_blocking.lock, NULL, &pbv->lock): the model's check */
     assert(lkp[v] == NONE);
-    lkp[v] = lc;
+    atomic { stray[v] = !INPOOL(lc); lkp[v] = lc }
     /* ghost: the docs allow going over the limit on the own list only */
     ovr[v] = (LIMIT && plen[lc] >= LIMIT && lc == cpu);
     assert(online[lc]);
@@ -466,7 +483,7 @@ end_idle:
 /*
  * The fixup may go over the limit: by default (as the docs say) only when
  * pi_spill_target() found no list below it; with STRICT_FIXUP_BOUND only
- * when no online list is below it at the time of the move.
+ * when no online list is below it at the time of the move (one pool).
  */
 #ifdef STRICT_FIXUP_BOUND
 #define FIXUP_OVR(v, nc, fb) \
@@ -478,6 +495,126 @@ end_idle:
 #else
 #define FIXUP_OVR(v, nc, fb) ovr[v] = (LIMIT && plen[nc] >= LIMIT && fb)
 #endif
+
+/*
+ * One entry @v of @from's list leaving it, in pi_move_entries() (the CPU-dead
+ * fixup, and arch_cpupool_changed()'s stray moves), with @from's lock held:
+ * pi_pick_target(), the NDST write, the ON test, the move.
+ */
+inline move_entry(from, v, nc, fb, below, rot, tset, i)
+{
+    /*
+     * The fixed fixup: no SN window.  The new NDST is written under the
+     * new list's lock, then (smp_mb()) ON is tested: an interrupt posted
+     * before the write notified the dead pCPU but left ON set; one
+     * posted after it notifies the new pCPU, whose handler waits for this
+     * lock and then finds the vCPU on its list.
+     */
+    /*
+     * pi_pick_target(): the set of the pool's other online lists below
+     * the limit, computed once per move (t->pool), taken round robin;
+     * each list found full (or offline) under its lock leaves the set.
+     * An empty set: the next online pCPU of the pool, else any online
+     * pCPU.  Bound off: any online pCPU (cpumask_any(), pCPU 0).
+     */
+    if
+    :: !LIMIT -> d_step { nc = 0; fb = 1 }; spin_lock(nc)
+    :: else ->
+        if
+        :: !tset ->
+            d_step { tset = 1; rot = from; below = 0; i = 0 }
+            do
+            :: i < NCPU ->
+                atomic {
+                    if
+#ifdef MUT_FIXUP_NO_POOL
+                    :: i != from && online[i] && plen[i] < LIMIT ->   /* bug: the pool is ignored */
+#else
+                    :: i != from && INPOOL(i) && online[i] && plen[i] < LIMIT ->
+#endif
+                        below = below | BIT(i)
+                    :: else -> skip
+                    fi;
+                    i++
+                }
+            :: else -> break
+            od;
+            i = 0
+        :: else -> skip
+        fi;
+        do
+        :: below != 0 ->
+            d_step {        /* c = t->rotor = cpumask_cycle(t->rotor, &t->below) */
+                nc = rot;
+                do
+                :: nc = (nc + 1) % NCPU;
+                    if :: (below & BIT(nc)) != 0 -> break :: else -> skip fi
+                od;
+                rot = nc
+            }
+#ifdef MUT_FIXUP_DEAD_TARGET
+            nc = from;      /* bug: the dead pCPU itself */
+#endif
+            spin_lock(nc);
+            if
+#ifdef MUT_FIXUP_NO_LEN_RECHECK
+            :: online[nc] -> break          /* bug: the length is not checked again */
+#else
+            :: online[nc] && plen[nc] < LIMIT -> break
+#endif
+            :: else -> spin_unlock(nc); below = below & ~BIT(nc)
+            fi
+        :: else ->
+            d_step {        /* the next online pCPU of the pool, else any */
+                fb = 1; nc = rot; i = 0;
+                do
+                :: i < NCPU ->
+                    nc = (nc + 1) % NCPU;
+                    if :: nc != from && INPOOL(nc) && online[nc] -> break :: else -> i++ fi
+                :: else -> nc = 0; break
+                od;
+                rot = nc; i = 0
+            }
+            spin_lock(nc);
+            break
+        od
+    fi;
+#ifdef MUT_FIXUP_SN_LEFT
+    sn[v] = 1;                      /* bug: SN set and never cleared */
+#endif
+    /*
+     * write_atomic(&pi_desc.ndst); smp_mb().  The vCPU may be awake
+     * already (woken, not yet through vmx_pi_unblock_vcpu()): then NDST
+     * names the new list's pCPU until vmx_pi_unblock_vcpu() puts it
+     * back, after vmx_intr_assist(), and an interrupt posted meanwhile
+     * waits in PIR for the next VM exit.  The ghost fixw exempts that
+     * from the timeliness check (STRICT_TIMELY: no exemption; Spin
+     * rejects split-3x2 with it).
+     */
+    atomic { ndst[v] = nc; fixw[v] = fixw[v] || !blocked[v] }
+#ifdef MUT_FIXUP_MOVES_ON
+    if
+    :: true ->                      /* bug: ON not tested */
+#else
+    if
+    :: on[v] ->                     /* pi_test_on() */
+        list_del(from, v);          /* pi_list_del() */
+        vcpu_unblock(v)
+    :: else ->
+#endif
+        d_step {                    /* list_move(), lock = new_lock, lens */
+            lst[from] = lst[from] & ~BIT(v);
+            lst[nc] = lst[nc] | BIT(v);
+            lkp[v] = nc; stray[v] = 0;
+            plen[from] = plen[from] - 1;
+            FIXUP_OVR(v, nc, fb);
+            plen[nc] = plen[nc] + 1;
+            /* full now: it leaves the set */
+            if :: LIMIT && plen[nc] >= LIMIT -> below = below & ~BIT(nc) :: else -> skip fi
+        }
+    fi;
+    spin_unlock(nc);
+}
 
 proctype hotplug()
 {
@@ -496,7 +633,7 @@ end_wait:
         online[DEAD] = 0;               /* __cpu_disable() */
         irr[DEAD] = 0;                  /* the dead pCPU takes no interrupt */
         fixing = 1;
-        /* cpu_disable_scheduler(): its vCPUs go to CPU0 */
+        /* cpu_disable_scheduler(): its vCPUs go to pCPU LOW of their pool */
         v = 0;
         do
         :: v < NVCPU -> if :: proc[v] == DEAD -> proc[v] = LOW :: else -> skip fi; v++
@@ -538,117 +675,7 @@ end_wait:
             spin_unlock(nc)
         fi;
 #else /* !UPSTREAM_FIXUP */
-        /*
-         * The fixed fixup: no SN window.  The new NDST is written under the
-         * new list's lock, then (smp_mb()) ON is tested: an interrupt posted
-         * before the write notified the dead pCPU but left ON set; one
-         * posted after it notifies the new pCPU, whose handler waits for this
-         * lock and then finds the vCPU on its list.
-         */
-        /*
-         * pi_pick_target(): the set of the pool's other online lists below
-         * the limit, computed once per move (t->pool), taken round robin;
-         * each list found full (or offline) under its lock leaves the set.
-         * An empty set: the next online pCPU of the pool, else any online
-         * pCPU.  Bound off: any online pCPU (cpumask_any(), pCPU 0).
-         */
-        if
-        :: !LIMIT -> d_step { nc = 0; fb = 1 }; spin_lock(nc)
-        :: else ->
-            if
-            :: !tset ->
-                d_step { tset = 1; rot = DEAD; below = 0; i = 0 }
-                do
-                :: i < NCPU ->
-                    atomic {
-                        if
-#ifdef MUT_FIXUP_NO_POOL
-                        :: i != DEAD && online[i] && plen[i] < LIMIT ->   /* bug: the pool is ignored */
-#else
-                        :: i != DEAD && INPOOL(i) && online[i] && plen[i] < LIMIT ->
-#endif
-                            below = below | BIT(i)
-                        :: else -> skip
-                        fi;
-                        i++
-                    }
-                :: else -> break
-                od;
-                i = 0
-            :: else -> skip
-            fi;
-            do
-            :: below != 0 ->
-                d_step {        /* c = t->rotor = cpumask_cycle(t->rotor, &t->below) */
-                    nc = rot;
-                    do
-                    :: nc = (nc + 1) % NCPU;
-                        if :: (below & BIT(nc)) != 0 -> break :: else -> skip fi
-                    od;
-                    rot = nc
-                }
-#ifdef MUT_FIXUP_DEAD_TARGET
-                nc = DEAD;      /* bug: the dead pCPU itself */
-#endif
-                spin_lock(nc);
-                if
-#ifdef MUT_FIXUP_NO_LEN_RECHECK
-                :: online[nc] -> break          /* bug: the length is not checked again */
-#else
-                :: online[nc] && plen[nc] < LIMIT -> break
-#endif
-                :: else -> spin_unlock(nc); below = below & ~BIT(nc)
-                fi
-            :: else ->
-                d_step {        /* the next online pCPU of the pool, else any */
-                    fb = 1; nc = rot; i = 0;
-                    do
-                    :: i < NCPU ->
-                        nc = (nc + 1) % NCPU;
-                        if :: nc != DEAD && INPOOL(nc) && online[nc] -> break :: else -> i++ fi
-                    :: else -> nc = 0; break
-                    od;
-                    rot = nc; i = 0
-                }
-                spin_lock(nc);
-                break
-            od
-        fi;
-#ifdef MUT_FIXUP_SN_LEFT
-        sn[v] = 1;                      /* bug: SN set and never cleared */
-#endif
-        /*
-         * write_atomic(&pi_desc.ndst); smp_mb().  The vCPU may be awake
-         * already (woken, not yet through vmx_pi_unblock_vcpu()): then NDST
-         * names the new list's pCPU until vmx_pi_unblock_vcpu() puts it
-         * back, after vmx_intr_assist(), and an interrupt posted meanwhile
-         * waits in PIR for the next VM exit.  The ghost fixw exempts that
-         * from the timeliness check (STRICT_TIMELY: no exemption; Spin
-         * rejects split-3x2 with it).
-         */
-        atomic { ndst[v] = nc; fixw[v] = fixw[v] || !blocked[v] }
-#ifdef MUT_FIXUP_MOVES_ON
-        if
-        :: true ->                      /* bug: ON not tested */
-#else
-        if
-        :: on[v] ->                     /* pi_test_on() */
-            list_del(DEAD, v);          /* pi_list_del() */
-            vcpu_unblock(v)
-        :: else ->
-#endif
-            d_step {                    /* list_move(), lock = new_lock, lens */
-                lst[DEAD] = lst[DEAD] & ~BIT(v);
-                lst[nc] = lst[nc] | BIT(v);
-                lkp[v] = nc;
-                plen[DEAD] = plen[DEAD] - 1;
-                FIXUP_OVR(v, nc, fb);
-                plen[nc] = plen[nc] + 1;
-                /* full now: it leaves the set */
-                if :: LIMIT && plen[nc] >= LIMIT -> below = below & ~BIT(nc) :: else -> skip fi
-            }
-        fi;
-        spin_unlock(nc);
+        move_entry(DEAD, v, nc, fb, below, rot, tset, i);
 #endif
         atomic { v++; nc = 0; fb = 0 }
     :: else -> break
@@ -666,6 +693,61 @@ end_wait:
 #endif
     assert(NOTHELD)
 }
+
+#ifdef POOLCHG
+/*
+ * cpupool_unassign_cpu(pool, 2), under cpupool_lock: _start() takes pCPU 2
+ * out of cpu_valid and calls arch_cpupool_changed(), which moves each
+ * entry on the lists of pCPUs outside the pool (pi_move_entries(cpu,
+ * true)), as the fixup does; _finish() runs cpu_disable_scheduler(2),
+ * which moves the vCPUs of pCPU 2 to pCPU 1 (the model waits, as for
+ * hotplug, until no Xen code is in flight and no vCPU runs there).
+ */
+proctype poolchg()
+{
+    byte v, c, nc, i, below, rot;
+    bool fb, tset;
+
+    atomic { p2out = 1; pchg = 1 }
+    c = 0;
+    do
+    :: c < NCPU ->
+        lock_irq(0, c);                 /* spin_lock_irqsave(old_lock) */
+        v = 0;
+        do
+        :: v < NVCPU && !(ONL(c, v) && !INPOOL(c)) -> v++
+        :: v < NVCPU && ONL(c, v) && !INPOOL(c) ->
+#ifdef MUT_NO_STRAY_MOVE
+            skip;                       /* bug: strays are left where they are */
+#else
+            move_entry(c, v, nc, fb, below, rot, tset, i);
+#endif
+            atomic { v++; nc = 0; fb = 0 }
+        :: else -> break
+        od;
+        unlock_irq(0, c);
+        c++
+    :: else -> break
+    od;
+    atomic { pchg = 0; below = 0; rot = 0; tset = 0; c = 0; v = 0 }
+end_wait:
+    atomic {
+        busy == 0 &&
+        !((ingst[0] && proc[0] == 2) || (ingst[1] && proc[1] == 2)
+#if NVCPU > 2
+          || (ingst[2] && proc[2] == 2)
+#endif
+         ) ->
+        v = 0;
+        do
+        :: v < NVCPU -> if :: proc[v] == 2 -> proc[v] = 1 :: else -> skip fi; v++
+        :: else -> break
+        od;
+        v = 0
+    }
+    assert(NOTHELD)
+}
+#endif
 
 /* Posts NIRQ interrupts, each to any vCPU, at any time. */
 proctype device()
@@ -728,7 +810,13 @@ proctype timer()
  * is online */
 #define POOLUP      ((INPOOL(0) && online[0]) || (INPOOL(1) && online[1]) || \
                      (NCPU > 2 && INPOOL(NCPU - 1) && online[NCPU - 1]))
-#define POOL_OK(v)  (lkp[v] == NONE || INPOOL(lkp[v]) || !POOLUP)
+#ifdef STRAYS_OK
+/* ... except a vCPU that blocked on its own pCPU's list once that pCPU had
+ * left the pool (before cpu_disable_scheduler() moved the vCPU) */
+#define POOL_OK(v)  (lkp[v] == NONE || INPOOL(lkp[v]) || !POOLUP || pchg || stray[v])
+#else
+#define POOL_OK(v)  (lkp[v] == NONE || INPOOL(lkp[v]) || !POOLUP || pchg)
+#endif
 #define VCPU_OK(v)  (BLK_OK(v) && SLEEP_OK(v) && GST_OK(v) && POOL_OK(v))
 #define INV         (CPU_OK(0) && CPU_OK(1) && (NCPU < 3 || CPU_OK(NCPU - 1)) && \
                      VCPU_OK(0) && VCPU_OK(1) && (NVCPU < 3 || VCPU_OK(NVCPU - 1)) && \
@@ -790,6 +878,9 @@ init
 #endif
 #ifdef TIMER
         run timer();
+#endif
+#ifdef POOLCHG
+        run poolchg();
 #endif
         run invariants();
         run quiescence()
