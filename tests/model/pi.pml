@@ -17,8 +17,17 @@
  *   TIMER                    one wakeup of a blocked vCPU by something other
  *                            than its posted interrupt (vcpu_unblock())
  *   MIGRATE                  a woken vCPU may run on another online pCPU
- *   HOME0                    every vCPU starts on pCPU 0 (default: on NCPU-1)
- *   HOME_SPLIT               vCPU 0 starts on NCPU-1, the others on pCPU 0
+ *   HOME0                    every vCPU starts on pCPU LOW (default: on NCPU-1)
+ *   HOME_SPLIT               vCPU 0 starts on NCPU-1, the others on pCPU LOW
+ *   POOLS                    NCPU 3, two cpupools: the vCPUs' domain in pool
+ *                            {1, 2}, pCPU 0 alone in the other; LOW is 1
+ *                            (without POOLS: one pool, LOW is 0)
+ *   POOLCHG                  with POOLS, no HOTPLUG: pCPU 2 leaves the pool
+ *                            once (cpupool_unassign_cpu()), with
+ *                            arch_cpupool_changed()'s stray moves
+ *   STRAYS_OK                the pool invariant exempts a vCPU that blocked
+ *                            on its own pCPU's list after that pCPU left
+ *                            the pool (Spin rejects POOLCHG without it)
  *   UPSTREAM_FIXUP           the CPU-dead fixup as upstream has it (SN set
  *                            while the entry is examined); else the fixed one
  *   MUT_*                    one bug each, see tests/model/mutants
@@ -45,10 +54,33 @@
 #define WAKEUP  1       /* NV = pi_wakeup_vector */
 #define DEAD    (NCPU - 1)      /* the pCPU that goes offline */
 
+/*
+ * The cpupool of the vCPUs' domain: INPOOL(c), cpupool_valid_cpus().  With
+ * POOLS, pCPU 0 (which stays online, and is where code outside the pool
+ * runs: the CPU-dead fixup) is in another pool, with no vCPU of the model.
+ */
+#ifdef POOLS
+#if NCPU != 3
+#error POOLS needs NCPU 3
+#endif
+#ifdef POOLCHG
+#ifdef HOTPLUG
+#error POOLCHG and HOTPLUG
+#endif
+#define INPOOL(c)   ((c) != 0 && !((c) == 2 && p2out))
+#else
+#define INPOOL(c)   ((c) != 0)
+#endif
+#define LOW         1
+#else
+#define INPOOL(c)   1
+#define LOW         0
+#endif
+
 #if defined(HOME0)
-#define HOME(v) 0
+#define HOME(v) LOW
 #elif defined(HOME_SPLIT)
-#define HOME(v) ((v) == 0 -> DEAD : 0)
+#define HOME(v) ((v) == 0 -> DEAD : LOW)
 #else
 #define HOME(v) DEAD
 #endif
@@ -64,6 +96,7 @@ bit  nv[NVCPU];         /* NV: POSTED or WAKEUP */
 byte lst[NCPU];         /* the list: bit v set = v's list_head is on it */
 byte plen[NCPU];         /* ->len */
 bool lock[NCPU];        /* ->lock held */
+byte lown[NCPU];        /* ghost: _pid of the holder (0 when free) */
 byte lkp[NVCPU];        /* pi_blocking.lock, as the pCPU of the list; NONE */
 
 /* ---- pCPUs ---- */
@@ -81,6 +114,11 @@ byte busy;              /* Xen code in flight: stop_machine waits for 0 */
 bool asleep[NVCPU];     /* vcpu_block() decided to sleep, not woken since */
 bool ovr[NVCPU];        /* on a list through an add the docs allow over LIMIT */
 bool fixing;            /* between the pCPU's death and the end of its fixup */
+bool p2out;             /* pCPU 2 is out of the domain's pool (POOLCHG) */
+bool pchg;              /* ghost: from that change to the end of its moves */
+bool stray[NVCPU];      /* ghost: added to its own pCPU's list outside the pool */
+bool win[NVCPU];        /* between vmx_intr_assist()'s PIR sync and VM entry */
+bool fixw[NVCPU];       /* the fixup rewrote NDST of the vCPU awake, before VM entry */
 
 #define BIT(v)          (1 << (v))
 #define ONL(c, v)       ((lst[c] & BIT(v)) != 0)
@@ -99,6 +137,18 @@ inline post(v)
         pir[v] = 1;
         if
         :: !on[v] && !sn[v] ->
+            /*
+             * Timeliness: posted after the vCPU's last PIR sync before VM
+             * entry, the notification must go to the vCPU's own pCPU (which
+             * takes it once interrupts are on, at the latest right after
+             * VM entry); anywhere else it sets ON and the interrupt waits in
+             * PIR for the next VM exit.
+             */
+#ifdef STRICT_TIMELY
+            assert(!win[v] || ndst[v] == proc[v]);
+#else
+            assert(!win[v] || ndst[v] == proc[v] || fixw[v]);
+#endif
             on[v] = 1;
             if
             :: nv[v] == WAKEUP && online[ndst[v]] -> irr[ndst[v]] = 1
@@ -106,20 +156,33 @@ inline post(v)
                 on[v] = 0; pir[v] = 0
             :: else -> skip
             fi
-        :: else -> skip
+        :: else ->
+            /* ON set in the window was set by a notification checked above */
+            assert(!win[v] || on[v])
         fi
     }
 }
 
-inline spin_lock(c)   { atomic { !lock[c] -> lock[c] = 1 } }
-inline spin_unlock(c) { assert(lock[c]); lock[c] = 0 }
+/*
+ * Locks remember their holder (ghost lown[], the process id), so that a
+ * process that ends, or a run that stops, with a lock held is an error
+ * (NOTHELD, NOLOCK): a leaked lock would make every `lock[c] || ...'
+ * invariant vacuous for that list.
+ */
+inline spin_lock(c)   { atomic { !lock[c] -> lock[c] = 1; lown[c] = _pid } }
+inline spin_unlock(c) { atomic { assert(lock[c] && lown[c] == _pid); lock[c] = 0; lown[c] = 0 } }
 /*
  * spin_lock_irqsave() / spin_unlock_irqrestore() by code running on pCPU
  * @cpu.  The model turns interrupts off once the lock is taken, not before
  * spinning: more interleavings, not fewer.
  */
-inline lock_irq(cpu, c)   { atomic { !lock[c] -> lock[c] = 1; irqoff[cpu]++ } }
-inline unlock_irq(cpu, c) { atomic { assert(lock[c]); lock[c] = 0; irqoff[cpu]-- } }
+inline lock_irq(cpu, c)   { atomic { !lock[c] -> lock[c] = 1; lown[c] = _pid; irqoff[cpu]++ } }
+inline unlock_irq(cpu, c) { atomic { assert(lock[c] && lown[c] == _pid); lock[c] = 0; lown[c] = 0; irqoff[cpu]-- } }
+
+/* the running process holds no list lock (checked where a process ends) */
+#define HELD(c)     (lock[c] && lown[c] == _pid)
+#define NOTHELD     (!HELD(0) && !HELD(1) && (NCPU < 3 || !HELD(NCPU - 1)))
+#define IRQON       (irqoff[0] == 0 && irqoff[1] == 0 && (NCPU < 3 || irqoff[NCPU - 1] == 0))
 
 /* pi_list_add() + pi_list_grew(); the lock pointer is already set. */
 inline list_add(c, v)
@@ -140,7 +203,8 @@ inline list_del(c, v)
         plen[c] = plen[c] - 1;
 #endif
         lkp[v] = NONE;
-        ovr[v] = 0
+        ovr[v] = 0;
+        stray[v] = 0
     }
 }
 
@@ -165,9 +229,10 @@ inline sync_pir_to_irr(v, got)
 /*
  * pi_spill_target(): lengths of the online pCPUs other than @cpu, read one
  * at a time without locks, from a rotor (any start: the model does not keep
- * the rotor); the shortest below @lim, else @cpu.  One socket and one
- * pool, and PI_SPILL_PROBES (4) >= NCPU - 1: the first pass looks at every
- * other online pCPU, and the second pass is not modelled.
+ * the rotor); the shortest below @lim, else @cpu.  Only pCPUs of the
+ * domain's pool.  One socket, and PI_SPILL_PROBES (4) >= NCPU - 1: the
+ * first pass looks at every other online pCPU of the pool, and the second
+ * pass is not modelled.
  */
 inline spill_target(cpu, lim, res, i, n, bestlen)
 {
@@ -184,7 +249,11 @@ inline spill_target(cpu, lim, res, i, n, bestlen)
     :: n < NCPU ->
         atomic {
             if
-            :: i != cpu && online[i] && plen[i] < bestlen ->
+#ifdef MUT_SPILL_NO_POOL
+            :: i != cpu && online[i] && plen[i] < bestlen ->   /* bug: any pool */
+#else
+            :: i != cpu && online[i] && INPOOL(i) && plen[i] < bestlen ->
+#endif
                 res = i; bestlen = plen[i]
             :: else -> skip
             fi;
@@ -220,8 +289,10 @@ inline vmx_vcpu_block(v, cpu, lc, ok, i, n, bl)
             ok = online[lc];
 #elif defined(MUT_SPILL_NO_ONLINE_RECHECK)
             ok = plen[lc] < LIMIT;
+#elif defined(MUT_SPILL_NO_POOL)
+            ok = online[lc] && plen[lc] < LIMIT;  /* bug: any pool */
 #else
-            ok = online[lc] && plen[lc] < LIMIT;  /* cpu_online() && len < limit */
+            ok = online[lc] && INPOOL(lc) && plen[lc] < LIMIT;  /* cpu_online() && in pool && len < limit */
 #endif
             if
             :: ok -> goto blk_add
@@ -237,7 +308,7 @@ inline vmx_vcpu_block(v, cpu, lc, ok, i, n, bl)
 blk_add:
     /* cmpxchg(&pi_blocking.lock, NULL, &pbv->lock): the model's check */
     assert(lkp[v] == NONE);
-    lkp[v] = lc;
+    atomic { stray[v] = !INPOOL(lc); lkp[v] = lc }
     /* ghost: the docs allow going over the limit on the own list only */
     ovr[v] = (LIMIT && plen[lc] >= LIMIT && lc == cpu);
     assert(online[lc]);
@@ -251,8 +322,8 @@ blk_add:
 #endif
     :: else -> skip
     fi;
+    nv[v] = WAKEUP;                         /* write_atomic(&pi_desc->nv), under the lock */
     unlock_irq(cpu, lc);                    /* spin_unlock_irqrestore() */
-    nv[v] = WAKEUP;                         /* write_atomic(&pi_desc->nv) */
 blk_done:
     skip
 }
@@ -282,7 +353,11 @@ inline vmx_pi_unblock_vcpu(v, cpu, l)
 #else
         if
         :: lkp[v] == l -> list_del(l, v); break    /* pi_list_del() */
+#ifdef MUT_LEAK_LOCK
+        :: lkp[v] == NONE -> goto unb_out   /* bug: returns with the lock held */
+#else
         :: lkp[v] == NONE -> break
+#endif
         :: else -> skip
         fi;
         spin_unlock(l)                      /* moved by the fixup: retry */
@@ -340,7 +415,7 @@ end_asleep:
 #ifdef MIGRATE
             if
             :: skip
-            :: online[0] -> q = 0
+            :: online[0] && INPOOL(0) -> q = 0
             :: online[1] -> q = 1
 #if NCPU > 2
             :: online[2] -> q = 2
@@ -355,12 +430,19 @@ end_asleep:
         :: vmx_pi_switch_to(v, q)
         fi;
         last = q;
-        sync_pir_to_irr(v, got);                          /* vmx_intr_assist() */
+        /* vmx_intr_assist(): vmx_pi_ndst_home(), then the PIR sync */
+#ifndef MUT_NO_NDST_HOME
+        if :: ndst[v] != q -> ndst[v] = q :: else -> skip fi;   /* + smp_mb() */
+#endif
+        got = 0;
+        atomic { if :: on[v] -> on[v] = 0; got = 1 :: else -> skip fi; win[v] = 1 }
+        if :: got -> pir[v] = 0 :: else -> skip fi;
         irqoff[q]++;                                      /* cli */
         got = 0;
         vmx_pi_unblock_vcpu(v, q, l);                     /* vmx_pi_do_resume() */
-        atomic { irqoff[q]--; ingst[v] = 1; busy--; l = 0 }   /* VM entry */
-    od
+        atomic { irqoff[q]--; ingst[v] = 1; win[v] = 0; fixw[v] = 0; busy--; l = 0 }   /* VM entry */
+    od;
+    assert(NOTHELD)
 }
 
 /*
@@ -401,7 +483,7 @@ end_idle:
 /*
  * The fixup may go over the limit: by default (as the docs say) only when
  * pi_spill_target() found no list below it; with STRICT_FIXUP_BOUND only
- * when no online list is below it at the time of the move.
+ * when no online list is below it at the time of the move (one pool).
  */
 #ifdef STRICT_FIXUP_BOUND
 #define FIXUP_OVR(v, nc, fb) \
@@ -414,10 +496,131 @@ end_idle:
 #define FIXUP_OVR(v, nc, fb) ovr[v] = (LIMIT && plen[nc] >= LIMIT && fb)
 #endif
 
+/*
+ * One entry @v of @from's list leaving it, in pi_move_entries() (the CPU-dead
+ * fixup, and arch_cpupool_changed()'s stray moves), with @from's lock held:
+ * pi_pick_target(), the NDST write, the ON test, the move.
+ */
+inline move_entry(from, v, nc, fb, below, rot, tset, i)
+{
+    /*
+     * The fixed fixup: no SN window.  The new NDST is written under the
+     * new list's lock, then (smp_mb()) ON is tested: an interrupt posted
+     * before the write notified the dead pCPU but left ON set; one
+     * posted after it notifies the new pCPU, whose handler waits for this
+     * lock and then finds the vCPU on its list.
+     */
+    /*
+     * pi_pick_target(): the set of the pool's other online lists below
+     * the limit, computed once per move (t->pool), taken round robin;
+     * each list found full (or offline) under its lock leaves the set.
+     * An empty set: the next online pCPU of the pool, else any online
+     * pCPU.  Bound off: any online pCPU (cpumask_any(), pCPU 0).
+     */
+    if
+    :: !LIMIT -> d_step { nc = 0; fb = 1 }; spin_lock(nc)
+    :: else ->
+        if
+        :: !tset ->
+            d_step { tset = 1; rot = from; below = 0; i = 0 }
+            do
+            :: i < NCPU ->
+                atomic {
+                    if
+#ifdef MUT_FIXUP_NO_POOL
+                    :: i != from && online[i] && plen[i] < LIMIT ->   /* bug: the pool is ignored */
+#else
+                    :: i != from && INPOOL(i) && online[i] && plen[i] < LIMIT ->
+#endif
+                        below = below | BIT(i)
+                    :: else -> skip
+                    fi;
+                    i++
+                }
+            :: else -> break
+            od;
+            i = 0
+        :: else -> skip
+        fi;
+        do
+        :: below != 0 ->
+            d_step {        /* c = t->rotor = cpumask_cycle(t->rotor, &t->below) */
+                nc = rot;
+                do
+                :: nc = (nc + 1) % NCPU;
+                    if :: (below & BIT(nc)) != 0 -> break :: else -> skip fi
+                od;
+                rot = nc
+            }
+#ifdef MUT_FIXUP_DEAD_TARGET
+            nc = from;      /* bug: the dead pCPU itself */
+#endif
+            spin_lock(nc);
+            if
+#ifdef MUT_FIXUP_NO_LEN_RECHECK
+            :: online[nc] -> break          /* bug: the length is not checked again */
+#else
+            :: online[nc] && plen[nc] < LIMIT -> break
+#endif
+            :: else -> spin_unlock(nc); below = below & ~BIT(nc)
+            fi
+        :: else ->
+            d_step {        /* the next online pCPU of the pool, else any */
+                fb = 1; nc = rot; i = 0;
+                do
+                :: i < NCPU ->
+                    nc = (nc + 1) % NCPU;
+                    if :: nc != from && INPOOL(nc) && online[nc] -> break :: else -> i++ fi
+                :: else -> nc = 0; break
+                od;
+                rot = nc; i = 0
+            }
+            spin_lock(nc);
+            break
+        od
+    fi;
+#ifdef MUT_FIXUP_SN_LEFT
+    sn[v] = 1;                      /* bug: SN set and never cleared */
+#endif
+    /*
+     * write_atomic(&pi_desc.ndst); smp_mb().  The vCPU may be awake
+     * already (woken, not yet through vmx_pi_unblock_vcpu()): then NDST
+     * names the new list's pCPU until vmx_pi_unblock_vcpu() puts it
+     * back, after vmx_intr_assist(), and an interrupt posted meanwhile
+     * waits in PIR for the next VM exit.  The ghost fixw exempts that
+     * from the timeliness check (STRICT_TIMELY: no exemption; Spin
+     * rejects split-3x2 with it).
+     */
+    atomic { ndst[v] = nc; fixw[v] = fixw[v] || !blocked[v] }
+#ifdef MUT_FIXUP_MOVES_ON
+    if
+    :: true ->                      /* bug: ON not tested */
+#else
+    if
+    :: on[v] ->                     /* pi_test_on() */
+        list_del(from, v);          /* pi_list_del() */
+        vcpu_unblock(v)
+    :: else ->
+#endif
+        d_step {                    /* list_move(), lock = new_lock, lens */
+            lst[from] = lst[from] & ~BIT(v);
+            lst[nc] = lst[nc] | BIT(v);
+            lkp[v] = nc; stray[v] = 0;
+            plen[from] = plen[from] - 1;
+            FIXUP_OVR(v, nc, fb);
+            plen[nc] = plen[nc] + 1;
+            /* full now: it leaves the set */
+            if :: LIMIT && plen[nc] >= LIMIT -> below = below & ~BIT(nc) :: else -> skip fi
+        }
+    fi;
+    spin_unlock(nc);
+}
+
 proctype hotplug()
 {
-    byte v, nc, i, n, bl;
+    byte v, nc, i, n, bl, below, rot;   /* pi_targets: .below, .rotor */
     bool fb;            /* ghost: the over-limit move is one the docs allow */
+    bool tset;          /* pi_targets.pool set */
 
 end_wait:
     atomic {
@@ -430,10 +633,10 @@ end_wait:
         online[DEAD] = 0;               /* __cpu_disable() */
         irr[DEAD] = 0;                  /* the dead pCPU takes no interrupt */
         fixing = 1;
-        /* cpu_disable_scheduler(): its vCPUs go to CPU0 */
+        /* cpu_disable_scheduler(): its vCPUs go to pCPU LOW of their pool */
         v = 0;
         do
-        :: v < NVCPU -> if :: proc[v] == DEAD -> proc[v] = 0 :: else -> skip fi; v++
+        :: v < NVCPU -> if :: proc[v] == DEAD -> proc[v] = LOW :: else -> skip fi; v++
         :: else -> break
         od
     }
@@ -472,73 +675,13 @@ end_wait:
             spin_unlock(nc)
         fi;
 #else /* !UPSTREAM_FIXUP */
-        /*
-         * The fixed fixup: no SN window.  The new NDST is written under the
-         * new list's lock, then (smp_mb()) ON is tested: an interrupt posted
-         * before the write notified the dead pCPU but left ON set; one
-         * posted after it notifies the new pCPU, whose handler waits for this
-         * lock and then finds the vCPU on its list.  The target: the
-         * shortest list below the limit, else the shortest, else any online
-         * pCPU (one pool in the model).
-         */
-        /*
-         * The target's length is checked again under its lock (a block
-         * path may have filled it since it was read): if it is full now,
-         * look again.
-         */
-        do
-        :: spill_target(DEAD, LIMIT, nc, i, n, bl);
-            if
-            :: nc == DEAD ->
-                /* none below the limit: the shortest, else any online */
-                fb = 1;
-                spill_target(DEAD, 255, nc, i, n, bl);
-                if :: nc == DEAD -> nc = 0 :: else -> skip fi
-            :: else -> skip
-            fi;
-#ifdef MUT_FIXUP_DEAD_TARGET
-            nc = DEAD;
-#endif
-            spin_lock(nc);
-            if
-#ifdef MUT_FIXUP_NO_LEN_RECHECK
-            :: true -> break            /* bug: the length is not checked again */
-#else
-            :: fb || !LIMIT || plen[nc] < LIMIT -> break
-#endif
-            :: else -> spin_unlock(nc)
-            fi
-        od;
-#ifdef MUT_FIXUP_SN_LEFT
-        sn[v] = 1;                      /* bug: SN set and never cleared */
-#endif
-        ndst[v] = nc;                   /* write_atomic(&pi_desc.ndst); smp_mb() */
-#ifdef MUT_FIXUP_MOVES_ON
-        if
-        :: true ->                      /* bug: ON not tested */
-#else
-        if
-        :: on[v] ->                     /* pi_test_on() */
-            list_del(DEAD, v);          /* pi_list_del() */
-            vcpu_unblock(v)
-        :: else ->
-#endif
-            d_step {                    /* list_move(), lock = new_lock, lens */
-                lst[DEAD] = lst[DEAD] & ~BIT(v);
-                lst[nc] = lst[nc] | BIT(v);
-                lkp[v] = nc;
-                plen[DEAD] = plen[DEAD] - 1;
-                FIXUP_OVR(v, nc, fb);
-                plen[nc] = plen[nc] + 1
-            }
-        fi;
-        spin_unlock(nc);
+        move_entry(DEAD, v, nc, fb, below, rot, tset, i);
 #endif
         atomic { v++; nc = 0; fb = 0 }
     :: else -> break
     od;
     unlock_irq(0, DEAD);                /* spin_unlock_irqrestore() */
-    fixing = 0;
+    d_step { fixing = 0; below = 0; rot = 0; tset = 0 }
 
     /* cpu_up(DEAD): vmx_pi_per_cpu_init() on the new pCPU, then online */
 #ifdef MUT_INIT_AFTER_ONLINE
@@ -546,9 +689,65 @@ end_wait:
 #endif
     d_step { lst[DEAD] = 0; plen[DEAD] = 0 }   /* INIT_LIST_HEAD(), len = 0 */
 #ifndef MUT_INIT_AFTER_ONLINE
-    online[DEAD] = 1
+    online[DEAD] = 1;
 #endif
+    assert(NOTHELD)
 }
+
+#ifdef POOLCHG
+/*
+ * cpupool_unassign_cpu(pool, 2), under cpupool_lock: _start() takes pCPU 2
+ * out of cpu_valid and calls arch_cpupool_changed(), which moves each
+ * entry on the lists of pCPUs outside the pool (pi_move_entries(cpu,
+ * true)), as the fixup does; _finish() runs cpu_disable_scheduler(2),
+ * which moves the vCPUs of pCPU 2 to pCPU 1 (the model waits, as for
+ * hotplug, until no Xen code is in flight and no vCPU runs there).
+ */
+proctype poolchg()
+{
+    byte v, c, nc, i, below, rot;
+    bool fb, tset;
+
+    atomic { p2out = 1; pchg = 1 }
+    c = 0;
+    do
+    :: c < NCPU ->
+        lock_irq(0, c);                 /* spin_lock_irqsave(old_lock) */
+        v = 0;
+        do
+        :: v < NVCPU && !(ONL(c, v) && !INPOOL(c)) -> v++
+        :: v < NVCPU && ONL(c, v) && !INPOOL(c) ->
+#ifdef MUT_NO_STRAY_MOVE
+            skip;                       /* bug: strays are left where they are */
+#else
+            move_entry(c, v, nc, fb, below, rot, tset, i);
+#endif
+            atomic { v++; nc = 0; fb = 0 }
+        :: else -> break
+        od;
+        unlock_irq(0, c);
+        c++
+    :: else -> break
+    od;
+    atomic { pchg = 0; below = 0; rot = 0; tset = 0; c = 0; v = 0 }
+end_wait:
+    atomic {
+        busy == 0 &&
+        !((ingst[0] && proc[0] == 2) || (ingst[1] && proc[1] == 2)
+#if NVCPU > 2
+          || (ingst[2] && proc[2] == 2)
+#endif
+         ) ->
+        v = 0;
+        do
+        :: v < NVCPU -> if :: proc[v] == 2 -> proc[v] = 1 :: else -> skip fi; v++
+        :: else -> break
+        od;
+        v = 0
+    }
+    assert(NOTHELD)
+}
+#endif
 
 /* Posts NIRQ interrupts, each to any vCPU, at any time. */
 proctype device()
@@ -607,7 +806,18 @@ proctype timer()
 
 #define CPU_OK(c)   (ID_OK(c, 0) && ID_OK(c, 1) && (NVCPU < 3 || ID_OK(c, 2)) && \
                      LEN_OK(c) && OFF_OK(c) && BND_OK(c))
-#define VCPU_OK(v)  (BLK_OK(v) && SLEEP_OK(v) && GST_OK(v))
+/* pools: a vCPU's list is in its domain's pool, unless no pCPU of the pool
+ * is online */
+#define POOLUP      ((INPOOL(0) && online[0]) || (INPOOL(1) && online[1]) || \
+                     (NCPU > 2 && INPOOL(NCPU - 1) && online[NCPU - 1]))
+#ifdef STRAYS_OK
+/* ... except a vCPU that blocked on its own pCPU's list once that pCPU had
+ * left the pool (before cpu_disable_scheduler() moved the vCPU) */
+#define POOL_OK(v)  (lkp[v] == NONE || INPOOL(lkp[v]) || !POOLUP || pchg || stray[v])
+#else
+#define POOL_OK(v)  (lkp[v] == NONE || INPOOL(lkp[v]) || !POOLUP || pchg)
+#endif
+#define VCPU_OK(v)  (BLK_OK(v) && SLEEP_OK(v) && GST_OK(v) && POOL_OK(v))
 #define INV         (CPU_OK(0) && CPU_OK(1) && (NCPU < 3 || CPU_OK(NCPU - 1)) && \
                      VCPU_OK(0) && VCPU_OK(1) && (NVCPU < 3 || VCPU_OK(NVCPU - 1)) && \
                      (lst[0] & lst[1]) == 0 && \
@@ -630,7 +840,9 @@ proctype quiescence()
     timeout ->
     assert(!(blocked[0] && pir[0]) && !(blocked[1] && pir[1]) &&
            (NVCPU < 3 || !(blocked[NVCPU - 1] && pir[NVCPU - 1])));
-    assert(!irr[0] && !irr[1] && (NCPU < 3 || !irr[NCPU - 1]))
+    assert(!irr[0] && !irr[1] && (NCPU < 3 || !irr[NCPU - 1]));
+    /* no lock left held, no pCPU left with interrupts off */
+    assert(NOLOCK && IRQON)
 }
 
 init
@@ -666,6 +878,9 @@ init
 #endif
 #ifdef TIMER
         run timer();
+#endif
+#ifdef POOLCHG
+        run poolchg();
 #endif
         run invariants();
         run quiescence()
