@@ -137,9 +137,9 @@ bool may_offline(unsigned int cpu)
  * --fixup-posts: a device posts to the vCPU the CPU-dead fixup (or a
  * cpupool change) is moving, once per entry, at one of the steps for it: a
  * lock taken or released (the fixup only), a write to its PI descriptor
- * (NDST), a read or update of ON or SN.  The step is the entry's number modulo FIXUP_STEPS, so that
- * over a list every step gets its post.  The notification, if any, is
- * raised as any other.
+ * (NDST), a read or update of ON or SN.  The step is the entry's number
+ * modulo FIXUP_STEPS, so that over a list every step gets its post.  The
+ * notification, if any, is raised as any other.
  */
 #define FIXUP_STEPS 6
 static unsigned int fixup_cpu;
@@ -150,8 +150,6 @@ static void fixup_step(struct vcpu *cur)
     static struct vcpu *last;
     static unsigned int step, entry;
 
-    if ( !cur )
-        return;
     if ( cur != last )
     {
         last = cur;
@@ -221,9 +219,6 @@ static void pool_cpu(unsigned int cpu, bool join)
     pools_changed();
 }
 
-/* A pCPU of the domain's pool for @v, whatever its state (as the scheduler). */
-static void place(struct harness_vcpu *h, uint64_t *rng);
-
 /*
  * A cpupool change of the replay or the stress: the domain moves to the
  * other pool (if that has a pCPU up), or a pCPU moves to the other pool
@@ -244,7 +239,7 @@ void pool_change(uint64_t *rng)
             pthread_mutex_lock(&hv[i]->sched);
         dom.cpupool = other;
         for ( i = 0; i < nr_vcpus; i++ )
-            place(hv[i], rng);
+            hv[i]->v.processor = pick_online(rng);
         for ( i = 0; i < nr_vcpus; i++ )
             pthread_mutex_unlock(&hv[i]->sched);
         pools_changed();
@@ -262,7 +257,7 @@ void pool_change(uint64_t *rng)
     {
         pthread_mutex_lock(&hv[i]->sched);
         if ( hv[i]->v.processor == x && &pools[home[x]] == dom.cpupool )
-            place(hv[i], rng);
+            hv[i]->v.processor = pick_online(rng);
         pthread_mutex_unlock(&hv[i]->sched);
     }
     home[x] = !home[x];
@@ -522,10 +517,6 @@ unsigned int pick_online(uint64_t *rng)
     return c;
 }
 
-static void place(struct harness_vcpu *h, uint64_t *rng)
-{
-    h->v.processor = pick_online(rng);
-}
 
 void *vcpu_thread(void *arg)
 {
