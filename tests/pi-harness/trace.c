@@ -55,8 +55,12 @@ static void trace_observe(uint32_t event, const uint32_t *d)
             st_spilled++;
         if ( d[3] && d[2] > d[3] )
         {
-            /* pi.c spills only to a list it found below the limit, locked */
-            if ( (d[1] >> 16) != (d[1] & 0xffff) )
+            /*
+             * pi.c spills only to a list it found below the limit, locked.
+             * The record carries the limit the block read on its own list,
+             * so this holds only while limits cannot change (a fixed one).
+             */
+            if ( !limit_auto && (d[1] >> 16) != (d[1] & 0xffff) )
                 violation("spilled to a list above the limit", d[1] & 0xffff,
                           d[2]);
             st_over_limit++;
