@@ -1,5 +1,9 @@
 # Minimal TAP producer for the bash tests run by prove.
-# Source it, then: ok COND-EXIT-STATUS "name"; is GOT WANT "name"; done_testing
+# Source it, then: ok "name" CMD...; is GOT WANT "name"; done_testing.
+# ok and is return 0 when the check passed, 1 when it failed, so that
+# `ok ... || { diag ...; continue; }` runs its fallback exactly on failure.
+# A compound condition goes inside the check (a function, or bash -c),
+# never after it: `ok "x" [ a ] && [ b ]` would test b outside the check.
 # shellcheck shell=bash
 _tap_n=0
 _tap_failed=0
@@ -15,6 +19,7 @@ ok() {
     else
         echo "not ok $_tap_n - $name"
         _tap_failed=$((_tap_failed + 1))
+        return 1
     fi
 }
 
@@ -27,6 +32,7 @@ is() {
         echo "not ok $_tap_n - $3"
         printf '#   got:  %s\n#   want: %s\n' "$1" "$2"
         _tap_failed=$((_tap_failed + 1))
+        return 1
     fi
 }
 

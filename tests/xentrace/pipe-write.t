@@ -32,26 +32,27 @@ build() { # OUT CFLAGS...
         -Wl,-rpath-link,"$libs" -lxenctrl -lxenevtchn >"$out.log" 2>&1
 }
 
+# cut_short N: a write of 1 MiB returned N, less than it was asked (or -1)
+cut_short() { [ -n "$1" ] && [ "$1" != 1048576 ]; }
+
 # Windows of 1 MiB; the reader expects 3 of them, each after its 12-byte
 # cpu_change record.
 want="reader: $((3 * (12 + 1048576))) bytes of $((3 * (12 + 1048576))), content ok"
 
 for v in plain asan; do
     bin=$tmp/pipe-write-$v
-    if [ $v = plain ]; then
-        build "$bin"
-    else
-        build "$bin" -fsanitize=address,undefined -fno-sanitize-recover=all \
-            -fno-omit-frame-pointer
-    fi
-    ok "$v: pipe-write.c builds with the tree's xentrace.c" [ $? = 0 ] ||
+    flags=()
+    [ $v = plain ] || flags=(-fsanitize=address,undefined \
+        -fno-sanitize-recover=all -fno-omit-frame-pointer)
+    ok "$v: pipe-write.c builds with the tree's xentrace.c" \
+        build "$bin" "${flags[@]}" ||
         { sed 's/^/# /' "$bin.log"; continue; }
 
     # The conditions are real: a plain write() of a window is cut short.
     out=$("$bin" raw 2>&1)
     n=$(sed -n 's/^raw write: \(-\{0,1\}[0-9]*\) of 1048576.*/\1/p' <<<"$out" | tail -n1)
     ok "$v: a signal cuts a plain write() to the pipe short (${n:-no} bytes)" \
-        [ -n "$n" ] && [ "$n" != 1048576 ]
+        cut_short "$n"
 
     for m in direct membuf; do
         out=$("$bin" $m 2>&1)
