@@ -12,7 +12,9 @@
 # (TREE/.xen-bigvm-*.ok) once the build succeeded; a failed build removes the
 # mark and the output it would vouch for.
 # Environment: JOBS (default: number of CPUs), NONET (a command prefix that
-# cuts the network off, e.g. "unshare -n"; the Makefile sets it when possible).
+# cuts the network off, e.g. "unshare -n"; the Makefile sets it when possible),
+# CCACHE_DIR (default ~/.cache/xen-bigvm/ccache; CCACHE_DISABLE=1 compiles
+# without it).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -29,7 +31,13 @@ die() { echo "build-xen: $*" >&2; exit 1; }
 [ -e "$TREE/.git" ] || die "$TREE: no patched tree (run 'make pq-import')"
 
 # Keep a pyenv or venv python3-config out of the build (issue seen here).
-export PATH=/usr/bin:/bin:$PATH
+# Compile through ccache (Debian's masquerade directory), its cache outside
+# build/ so that another clone on the same machine reuses it; paths are
+# hashed relative to the tree, so a clone elsewhere hits too.
+export PATH=/usr/lib/ccache:/usr/bin:/bin:$PATH
+export CCACHE_DIR=${CCACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/xen-bigvm/ccache}
+export CCACHE_BASEDIR=$top CCACHE_NOHASHDIR=1
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
 
 # The mark says whether the build could reach the network.
 mark_ok() {
