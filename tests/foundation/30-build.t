@@ -12,7 +12,6 @@ ok "debug hypervisor was built with CONFIG_DEBUG=y" grep -q '^CONFIG_DEBUG=y$' "
 ok "debug hypervisor says debug=y" grep -q -a 'debug=y' "$tree/xen/xen-syms"
 ok "release hypervisor: build/xen-release/xen/xen.gz" test -s "$rel/xen/xen.gz"
 ok "release hypervisor says debug=n" grep -q -a 'debug=n' "$rel/xen/xen-syms"
-is "$(git -C "$rel" rev-parse HEAD)" "$(git -C "$tree" rev-parse HEAD)" "release hypervisor built from the same commit"
 is "$(git -C "$tree" rev-list --count base..HEAD)" \
    "$("$TOP/scripts/pq.sh" series | wc -l)" "build/xen carries the whole series"
 
@@ -37,10 +36,8 @@ done
 # its formats file has a catch-all line, so every record prints).
 trace=$TOP/tests/data/traces/rtds-8cpu.xentrace
 fmt=$inst/usr/bin/xentrace_format
-head -n1 "$fmt" | grep -q python3 && ok "xentrace_format runs with python3" true ||
-    ok "xentrace_format runs with python3 ($(head -n1 "$fmt"))" false
 lines=$("$fmt" "$tree/tools/xentrace/formats" < "$trace" | grep -vc ' cpu_change ')
-is "$lines" 5706 "xentrace_format prints every record of rtds-8cpu"
+is "$lines" 5706 "xentrace_format, run as installed, prints every record of rtds-8cpu"
 # A record cut short: the byte offset of that record, status 1.
 out=$(head -c 1001 "$trace" | "$fmt" "$tree/tools/xentrace/formats" 2>&1 >/dev/null)
 rc=$?

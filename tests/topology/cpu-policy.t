@@ -13,9 +13,6 @@ dir=$TREE/tools/tests/cpu-policy
 [ -f "$TREE/config/Tools.mk" ] ||
     bail "$TREE: tools not configured (run 'make tools')"
 
-ok "x86_topo_from_vnuma() is declared by the tree" \
-    grep -q '^int x86_topo_from_vnuma(' "$TREE/xen/include/xen/lib/x86/cpu-policy.h"
-
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 # Always relink, so that the binary run is the one built from TREE now.
@@ -23,9 +20,6 @@ rm -f "$dir/test-cpu-policy"
 ok "test-cpu-policy builds" \
     bash -c '$1 make -C "$2" test-cpu-policy >"$3" 2>&1' _ "$NONET" "$dir" "$log"
 [ -x "$dir/test-cpu-policy" ] || { sed 's/^/# /' "$log" | tail -n 20; bail "no test-cpu-policy"; }
-
-ok "test-cpu-policy links x86_topo_from_vnuma()" \
-    bash -c 'nm "$1" | grep -qw x86_topo_from_vnuma' _ "$dir/test-cpu-policy"
 
 out=$("$dir/test-cpu-policy" 2>&1)
 rc=$?
@@ -94,17 +88,5 @@ ok "test-cpu-policy builds with ASan and UBSan" \
 out=$("$asan" 2>&1)
 is "$?" 0 "ASan/UBSan build exits 0"
 ok "ASan/UBSan build reports 'Done: all ok'" grep -qx 'Done: all ok' <<<"$out"
-
-# Only the toolstack calls x86_topo_from_vnuma(): Xen must not carry it,
-# but it carries the APIC ID check its domctl uses.
-syms=$TREE/xen/xen-syms
-if [ -f "$syms" ]; then
-    ok "the hypervisor does not link x86_topo_from_vnuma()" \
-        bash -c '! nm "$1" | grep -qw x86_topo_from_vnuma' _ "$syms"
-    ok "the hypervisor links x86_topo_check_apic_ids()" \
-        bash -c 'nm "$1" | grep -qw x86_topo_check_apic_ids' _ "$syms"
-else
-    _tap_n=$((_tap_n + 1)); echo "ok $_tap_n # SKIP hypervisor not built ($syms)"
-fi
 
 done_testing

@@ -74,8 +74,12 @@ if [ -n "$fix" ]; then
     is "$(grep -c ' 00000000, want ' <<<"$failed")" 12 \
         "before the fix: those read x2APIC ID 0"
 else
-    _tap_n=$((_tap_n + 1))
-    echo "ok $_tap_n # SKIP $TREE has no commit \"$FIX\""
+    # Only another TREE than the series' own may lack the fix.
+    if [ "$TREE" = "$BUILD/xen" ]; then
+        ok "$TREE has the commit \"$FIX\"" false
+    else
+        echo "ok $((_tap_n += 1)) # SKIP $TREE has no commit \"$FIX\""
+    fi
 fi
 
 done_testing

@@ -113,7 +113,12 @@ run ASan/UBSan "$tmp/asan"
 # distance table undone, in a copy (the tree is left as it is).
 commit=$(git -C "$TREE" log --format=%H -F --grep="$subject" -n 1 2>/dev/null)
 if [ -z "$commit" ]; then
-    echo "ok $((_tap_n += 1)) # SKIP $TREE has no commit \"$subject\""
+    # Only another TREE than the series' own may lack the fix.
+    if [ "$TREE" = "$BUILD/xen" ]; then
+        ok "$TREE has the commit \"$subject\"" false
+    else
+        echo "ok $((_tap_n += 1)) # SKIP $TREE has no commit \"$subject\""
+    fi
 else
     cp "$light/libxl_x86_acpi.c" "$tmp/libxl_x86_acpi.c"
     git -C "$TREE" diff --no-ext-diff --no-color "$commit^" "$commit" -- \
