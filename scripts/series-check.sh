@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Build the series patch by patch: after each patch of patches/series the
 # debug hypervisor (when the patch touches anything outside tools/ and
-# docs/) and the tools (when it touches tools/, the public headers, xen/lib
-# or files outside xen/) must build.  Works in build/xen, from the first patch
+# docs/), the release hypervisor too (when it changes code under an NDEBUG
+# or CONFIG_DEBUG conditional, which the debug build does not compile:
+# scripts/debug-only.py) and the tools (when it touches tools/, the public
+# headers, xen/lib or files outside xen/) must build.  Works in build/xen, from the first patch
 # to the last, incrementally, so it ends with the whole series built.
 # A commit that built before is not built again (commits are named by their
 # hash, which covers the whole tree and history; the hashes of those that
@@ -42,22 +44,29 @@ for i in "${!commits[@]}"; do
     # nothing builds): a patch touching none of what a part is built from
     # cannot break that part.
     paths=$(git -C "$TREE" diff-tree --no-commit-id --name-only -r "$c")
-    hyp=; tls=; logs=()
+    hyp=; rel=; tls=; logs=()
     if grep -q -v -e '^tools/' -e '^docs/' <<<"$paths"; then
         hyp=1
         logs+=("$TREE/xen-debug.log")
+        if "$top/scripts/debug-only.py" "$TREE" "$c" >/dev/null; then
+            rel=1
+            logs+=("$top/build/xen-release/xen-release.log")
+        fi
     fi
     if grep -q -e '^tools/' -e '^xen/include/public/' -e '^xen/lib/' \
             <<<"$paths" || grep -q -v -e '^xen/' -e '^docs/' <<<"$paths"; then
         tls=1
         logs+=("$TREE/tools.log")
     fi
-    what=${hyp:+hypervisor}${hyp:+${tls:++}}${tls:+tools}
+    what=${hyp:+hypervisor}${rel:+ and release}${hyp:+${tls:++}}${tls:+tools}
     what=${what:-docs only}
     stage_begin "series-check: $((i + 1))/$n" "building ($what) $name" "${logs[@]}"
     fail=
     if [ -n "$hyp" ]; then
         "$top/scripts/build-xen.sh" hypervisor debug >/dev/null || fail=1
+    fi
+    if [ -z "$fail" ] && [ -n "$rel" ]; then
+        "$top/scripts/build-xen.sh" hypervisor release >/dev/null || fail=1
     fi
     if [ -z "$fail" ] && [ -n "$tls" ]; then
         "$top/scripts/build-xen.sh" tools >/dev/null || fail=1

@@ -27,26 +27,48 @@ out=$("$TOP/scripts/series-check.sh" 2>&1)
 is "$(grep -c '^series-check: ok [0-9]*/[0-9]* (built before)' <<<"$out")" "$n" \
     "a second run takes all $n from the cache"
 
-# A deliberately broken patch after the series must be the one named.
-mkdir "$work/patches"
-cp "$TOP/patches/"*.patch "$work/patches/"
+# A deliberately broken patch after the series must be the one named:
+# once broken for every build, once for the release build only (code under
+# #ifndef CONFIG_DEBUG, which the debug build never compiles).
 git clone -q --shared "$BUILD/xen" "$work/scratch"
-cat >> "$work/scratch/xen/common/version.c" <<'C'
-int xen_bigvm_broken(void) { return undeclared_symbol; }
-C
-git -C "$work/scratch" -c user.name=t -c user.email=t@t commit -q -am "xen: break the build on purpose
+tip=$(git -C "$BUILD/xen" rev-parse patches)
+# broken NAME CODE: a copy of the series with one more patch, NAME, that
+# appends CODE to xen/common/version.c; PATCHES for series-check
+broken() {
+    local d=$work/$1
+    git -C "$work/scratch" checkout -q --detach "$tip"
+    printf '%s\n' "$2" >> "$work/scratch/xen/common/version.c"
+    git -C "$work/scratch" -c user.name=t -c user.email=t@t commit -q -am "xen: break the build on purpose
 
 This patch exists only to prove that series-check names the patch that
 breaks the build.  It must never be part of the series."
-broken=9999-xen-break-the-build-on-purpose.patch
-git -C "$work/scratch" format-patch -q --stdout -1 > "$work/patches/$broken"
-{ cat "$TOP/patches/series"; echo "$broken"; } > "$work/patches/series"
-out=$(PATCHES=$work/patches "$TOP/scripts/series-check.sh" 2>&1)
+    mkdir "$d"
+    cp "$TOP/patches/"*.patch "$d/"
+    git -C "$work/scratch" format-patch -q --stdout -1 > "$d/$1"
+    { cat "$TOP/patches/series"; echo "$1"; } > "$d/series"
+}
+
+bad=9999-xen-break-the-build-on-purpose.patch
+broken "$bad" 'int xen_bigvm_broken(void) { return undeclared_symbol; }'
+out=$(PATCHES=$work/$bad "$TOP/scripts/series-check.sh" 2>&1)
 rc=$?
 is "$rc" 1 "series-check fails on a series with a broken patch"
-ok "and names it: $(grep FAIL <<<"$out")" grep -q "^series-check: FAIL at patch $((n + 1))/$((n + 1)): $broken\$" <<<"$out"
+ok "and names it: $(grep FAIL <<<"$out")" grep -q "^series-check: FAIL at patch $((n + 1))/$((n + 1)): $bad\$" <<<"$out"
 ok "the compiler's complaint is shown" grep -q "undeclared_symbol" <<<"$out"
 ok "a failed hypervisor build leaves no xen binary behind" test ! -e "$BUILD/xen/xen/xen"
+
+rel=9999-xen-break-the-release-build-on-purpose.patch
+broken "$rel" '#ifndef CONFIG_DEBUG
+int xen_bigvm_broken(void) { return undeclared_in_release; }
+#endif'
+out=$(PATCHES=$work/$rel "$TOP/scripts/series-check.sh" 2>&1)
+rc=$?
+is "$rc" 1 "series-check fails on a patch that breaks the release build only"
+ok "it built the release hypervisor for that patch alone" \
+    test "$(grep -c '^series-check: [0-9]*/[0-9]*: building (hypervisor and release' <<<"$out")" = 1
+ok "and names the patch: $(grep FAIL <<<"$out")" grep -q "^series-check: FAIL at patch $((n + 1))/$((n + 1)): $rel\$" <<<"$out"
+ok "the compiler's complaint is shown" grep -q "undeclared_in_release" <<<"$out"
+ok "the failed release build leaves no xen binary behind" test ! -e "$BUILD/xen-release/xen/xen"
 
 # Back to the real series, built.
 "$TOP/scripts/pq.sh" import "$BUILD/xen" >/dev/null &&
