@@ -1068,6 +1068,8 @@ def json_schema_fields():
         for k in ('count', 'min', 'p50', 'p90', 'p99', 'p999', 'max',
                   'max_tsc', 'max_offset', 'buckets', 'per_cpu'):
             check(k in js[m], 'missing %s.%s' % (m, k))
+        eq(sorted(js[m]['per_cpu'], key=int), ['0', '1', '4000'],
+           m + ' per_cpu rows')
         for c in js[m]['per_cpu'].values():
             check('buckets' not in c and 'p999' in c, 'per_cpu fields')
         eq(sum(b[2] for b in js[m]['buckets']), js[m]['count'],
