@@ -1306,13 +1306,37 @@ def svg_output_and_atomic_files():
     rc, o, err = run(['--json', '-o', bad, path])
     eq(rc, EXIT_INTERNAL, 'rc for unwritable output')
     check('cannot create' in err, err)
-    left = [f for f in os.listdir(WORK) if '.tmp.' in f]
-    eq(left, [], 'temporary files left')
+    # a write that fails once the temporary exists (a file size limit of
+    # 64 bytes, SIGXFSZ ignored: write() says EFBIG): exit 1, the old
+    # report untouched and no temporary left beside it
+    d = scratch('efbig')
+    for opt in ('-o', '--svg'):
+        dest = os.path.join(d, 'report')
+        with open(dest, 'w') as f:
+            f.write('old')
+        p = subprocess.run([PI, '--json', '-q', opt, dest, path],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                           preexec_fn=small_files, restore_signals=False)
+        err = p.stderr.decode(errors='replace')
+        no_sanitizer_report(err, 'pi-stats with a file size limit')
+        eq(p.returncode, EXIT_INTERNAL, '%s rc when the write fails: %s' %
+           (opt, err))
+        check('cannot write' in err and dest in err, err)
+        eq((os.listdir(d), read_bytes(dest)), (['report'], b'old'),
+           '%s: a failed write leaves the old report and no temporary' % opt)
     # input error: no output file is created at all
     out2 = os.path.join(WORK, 'never.json')
     rc, o, err = run(['--json', '-o', out2, write('e', b'')])
     eq(rc, EXIT_NOT_TRACE, 'rc')
     check(not os.path.exists(out2), 'no output for a failed run')
+
+
+def small_files():
+    """In the child: files of at most 64 bytes, SIGXFSZ ignored."""
+    import resource
+    import signal
+    resource.setrlimit(resource.RLIMIT_FSIZE, (64, 64))
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 
 
 def scratch(name):
