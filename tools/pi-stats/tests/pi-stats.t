@@ -1498,7 +1498,13 @@ def install_and_man_page():
                         'DESTDIR=' + dest], stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT)
     eq(p.returncode, 0, 'make install: ' + p.stdout.decode())
-    check(os.access(os.path.join(dest, 'usr/bin/pi-stats'), os.X_OK), 'bin')
+    # the installed program runs and reads a trace (not just "a file is
+    # there"): the 15 records of pi_trace()
+    p = subprocess.run([os.path.join(dest, 'usr/bin/pi-stats'), '--json',
+                        write('pi.bin', pi_trace())], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE)
+    eq(p.returncode, 0, 'installed pi-stats rc: %r' % p.stderr)
+    eq(json.loads(p.stdout)['records'], 15, 'installed pi-stats records')
     man = os.path.join(dest, 'usr/share/man/man1/pi-stats.1')
     with open(man) as f:
         text = f.read().replace('\\-', '-')
