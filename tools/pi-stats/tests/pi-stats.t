@@ -1818,8 +1818,14 @@ def top_keeps_the_worst_rows():
     rc, out, err = run(['--csv', '--top', '1', path])
     check(',list_length,0,count,' in out and ',list_length,1,count,' in out,
           'csv keeps all')
+    # --top 2 of 2 pCPUs: both rows, worst first, and no "not shown" line
     rc, out, err = run(['--top', '2', path])
-    check('not shown' not in out, 'nothing left out when N >= rows')
+    eq(rc, 0, '--top 2 rc: ' + err)
+    sec = out[out.index('@list_length'):out.index('adds ')]
+    labels = [ln.split()[0] for ln in sec.splitlines()
+              if re.match(r' +(\d+|all) +\d', ln)]
+    eq(labels, ['1', '0', 'all'], '--top 2: every pCPU then all')
+    check('not shown' not in sec, 'nothing left out when N >= rows: ' + sec)
     for bad in ('0', '-1', 'x', '1.5'):
         rc, out, err = run(['--top', bad, path])
         eq(rc, EXIT_USAGE, '--top %r' % bad)
