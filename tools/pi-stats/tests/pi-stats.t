@@ -1985,8 +1985,12 @@ def filters_that_match_nothing_say_so():
         rc, out, err = run(args)
         eq(rc, 0, 'rc %r' % args)
         eq(err, 'pi-stats: %s: %s\n' % (args[-1], want), 'stderr %r' % args)
+        # -q: the same report, exit 0, and nothing on stderr (an empty
+        # stderr alone would also be a run that printed nothing at all)
+        report = out
         rc, out, err = run(['-q'] + args)
-        eq(err, '', '-q %r' % args)
+        eq((rc, err), (0, ''), '-q %r: rc and stderr' % args)
+        eq(out, report, '-q %r: the report' % args)
     for args in (['--cpu', '0-1', pi], ['--since', '4001', rng],
                  ['--tsc-hz', '1000', '--since', '1', rng]):
         rc, out, err = run(args)
