@@ -769,7 +769,18 @@ def summary_line_first_and_equal_to_json():
     of more than 16 rows unless --all."""
     path = genpi('g64.bin', 2, 64)
     with open(path, 'rb') as f:
-        recs = {off: w for off, cpu, ev, tsc, w in g.walk(f.read())}
+        recs = {off: (cpu, ev, tsc, w)
+                for off, cpu, ev, tsc, w in g.walk(f.read())}
+    # the longest list and the slowest wakeup from the records themselves
+    # (gentrace.walk): list length and list pCPU of each add and move,
+    # cycles of each wakeup (counted on the pCPU of its window)
+    lists = {off: (w[2], w[1] & 0xffff) if ev == g.PI_ADD else (w[3], w[2])
+             for off, (cpu, ev, tsc, w) in recs.items()
+             if ev in (g.PI_ADD, g.PI_MOVE)}
+    wakes = {off: (w[2], cpu) for off, (cpu, ev, tsc, w) in recs.items()
+             if ev == g.PI_WAKEUP}
+    longest = max(n for n, _ in lists.values())
+    slowest = max(n for n, _ in wakes.values())
     for hz in (None, 2.5e9):
         clock = ['--tsc-hz', '%.0f' % hz] if hz else []
         js, _ = run_json(clock + [path])
@@ -777,17 +788,31 @@ def summary_line_first_and_equal_to_json():
         eq(rc, 0, 'rc: ' + err)
         m = SUMMARY_RE.match(out.splitlines()[0])
         check(m, 'first line: ' + out.splitlines()[0])
+        # times are from the lowest TSC of the input
+        eq(js['tsc_min'], min(t for _, _, t, _ in recs.values()
+                              if t is not None), 'lowest TSC')
         ll, wc = js['list_length'], js['wakeup_cycles']
         cpu, at, p99cpu, p99 = worst_from_json(ll, hz, js['tsc_min'])
         eq(m.group(1, 2, 5, 6, 7), (str(ll['max']), cpu, at, str(p99),
                                     p99cpu), 'list length figures')
+        # the figures are the trace's: the longest list, at the first
+        # record (file order) that has it, on that record's list pCPU and
+        # at its TSC
+        off = min(o for o, (n, _) in lists.items() if n == longest)
+        eq((ll['max'], ll['max_offset'], ll['max_tsc'], cpu),
+           (longest, off, recs[off][2], str(lists[off][1])),
+           'longest list as in the records')
         # the domain and vCPU: the JSON's, and the record's own words
-        w = recs[ll['max_offset']]
+        w = recs[ll['max_offset']][3]
         eq((int(m.group(3)), int(m.group(4))),
            (ll['max_domain'], ll['max_vcpu']), 'owner as in the JSON')
         eq((ll['max_domain'], ll['max_vcpu']), (w[0] >> 16, w[0] & 0xffff),
            'owner as in the record')
         cpu, at, p99cpu, p99 = worst_from_json(wc, hz, js['tsc_min'])
+        off = min(o for o, (n, _) in wakes.items() if n == slowest)
+        eq((wc['max'], wc['max_offset'], wc['max_tsc'], cpu),
+           (slowest, off, recs[off][2], str(wakes[off][1])),
+           'slowest wakeup as in the records')
         fmt = (lambda v: '%.3f' % (v * 1e6 / hz)) if hz else str
         eq(m.group(8, 9, 10, 11, 12, 13, 14),
            (fmt(wc['max']), 'us' if hz else 'cycles (no clock)', cpu, at,
