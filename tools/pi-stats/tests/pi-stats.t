@@ -47,19 +47,28 @@ def eq(got, want, what):
         raise Fail('%s: got %r, want %r' % (what, got, want))
 
 
+def no_sanitizer_report(err, what='pi-stats'):
+    """Fail on an ASan/LSan/UBSan report: in the sanitizer build it is how
+    a memory or UB error shows, whatever the exit status the caller
+    expects (exit 1 is also pi-stats' own "cannot write")."""
+    if isinstance(err, bytes):
+        err = err.decode(errors='replace')
+    check('Sanitizer' not in err and 'runtime error:' not in err,
+          'sanitizer report from %s:\n%s' % (what, err[-3000:]))
+
+
 def run(args, stdin=None, input_bytes=None):
     p = subprocess.run([PI] + list(args), stdin=stdin, input=input_bytes,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    return p.returncode, p.stdout.decode(errors='replace'), \
-        p.stderr.decode(errors='replace')
+    err = p.stderr.decode(errors='replace')
+    no_sanitizer_report(err, 'pi-stats %s' % ' '.join(map(str, args)))
+    return p.returncode, p.stdout.decode(errors='replace'), err
 
 
 def run_json(args, want_rc=EXIT_OK, input_bytes=None):
     rc, out, err = run(['--json'] + list(args), input_bytes=input_bytes)
     if rc != want_rc:
         raise Fail('rc %d want %d; stderr: %s' % (rc, want_rc, err.strip()))
-    check('Sanitizer' not in err and 'runtime error' not in err,
-          'sanitizer report: ' + err)
     return json.loads(out), err
 
 
@@ -213,6 +222,7 @@ def real_facts(name):
     check(js['list_length']['count'] == 0 and
           js['wakeup_cycles']['count'] == 0, 'unexpected PI samples')
     rc, out, _ = run([real(name)])
+    eq(rc, EXIT_OK, '%s text rc' % name)
     check('no posted-interrupt events' in out, 'text does not say no PI')
     return js
 
@@ -266,6 +276,7 @@ def real_stdin_pipe_equals_mmap():
         p = subprocess.run([PI, '--json', '-'], stdin=f,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     eq(p.returncode, 0, 'rc via stdin')
+    no_sanitizer_report(p.stderr, 'pi-stats - (file on stdin)')
     b = json.loads(p.stdout)
     a['inputs'][0].pop('name')
     b['inputs'][0].pop('name')
@@ -275,6 +286,8 @@ def real_stdin_pipe_equals_mmap():
     p = subprocess.run([PI, '--json', '-'], stdin=cat.stdout,
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     cat.wait()
+    eq(p.returncode, 0, 'rc via a pipe')
+    no_sanitizer_report(p.stderr, 'pi-stats - (pipe)')
     b = json.loads(p.stdout)
     b['inputs'][0].pop('name')
     eq(b, a, 'pipe result')
@@ -392,6 +405,7 @@ def json_file_names_not_utf8():
     p = subprocess.run([os.fsencode(PI), b'--json', path, path],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     eq(p.returncode, 0, 'rc: %r' % p.stderr)
+    no_sanitizer_report(p.stderr, 'pi-stats on a non-UTF-8 name')
     text = p.stdout.decode('utf-8')         # strict: raises if not UTF-8
     js = json.loads(text)
     name = js['inputs'][0]['name']
@@ -755,7 +769,18 @@ def summary_line_first_and_equal_to_json():
     of more than 16 rows unless --all."""
     path = genpi('g64.bin', 2, 64)
     with open(path, 'rb') as f:
-        recs = {off: w for off, cpu, ev, tsc, w in g.walk(f.read())}
+        recs = {off: (cpu, ev, tsc, w)
+                for off, cpu, ev, tsc, w in g.walk(f.read())}
+    # the longest list and the slowest wakeup from the records themselves
+    # (gentrace.walk): list length and list pCPU of each add and move,
+    # cycles of each wakeup (counted on the pCPU of its window)
+    lists = {off: (w[2], w[1] & 0xffff) if ev == g.PI_ADD else (w[3], w[2])
+             for off, (cpu, ev, tsc, w) in recs.items()
+             if ev in (g.PI_ADD, g.PI_MOVE)}
+    wakes = {off: (w[2], cpu) for off, (cpu, ev, tsc, w) in recs.items()
+             if ev == g.PI_WAKEUP}
+    longest = max(n for n, _ in lists.values())
+    slowest = max(n for n, _ in wakes.values())
     for hz in (None, 2.5e9):
         clock = ['--tsc-hz', '%.0f' % hz] if hz else []
         js, _ = run_json(clock + [path])
@@ -763,17 +788,31 @@ def summary_line_first_and_equal_to_json():
         eq(rc, 0, 'rc: ' + err)
         m = SUMMARY_RE.match(out.splitlines()[0])
         check(m, 'first line: ' + out.splitlines()[0])
+        # times are from the lowest TSC of the input
+        eq(js['tsc_min'], min(t for _, _, t, _ in recs.values()
+                              if t is not None), 'lowest TSC')
         ll, wc = js['list_length'], js['wakeup_cycles']
         cpu, at, p99cpu, p99 = worst_from_json(ll, hz, js['tsc_min'])
         eq(m.group(1, 2, 5, 6, 7), (str(ll['max']), cpu, at, str(p99),
                                     p99cpu), 'list length figures')
+        # the figures are the trace's: the longest list, at the first
+        # record (file order) that has it, on that record's list pCPU and
+        # at its TSC
+        off = min(o for o, (n, _) in lists.items() if n == longest)
+        eq((ll['max'], ll['max_offset'], ll['max_tsc'], cpu),
+           (longest, off, recs[off][2], str(lists[off][1])),
+           'longest list as in the records')
         # the domain and vCPU: the JSON's, and the record's own words
-        w = recs[ll['max_offset']]
+        w = recs[ll['max_offset']][3]
         eq((int(m.group(3)), int(m.group(4))),
            (ll['max_domain'], ll['max_vcpu']), 'owner as in the JSON')
         eq((ll['max_domain'], ll['max_vcpu']), (w[0] >> 16, w[0] & 0xffff),
            'owner as in the record')
         cpu, at, p99cpu, p99 = worst_from_json(wc, hz, js['tsc_min'])
+        off = min(o for o, (n, _) in wakes.items() if n == slowest)
+        eq((wc['max'], wc['max_offset'], wc['max_tsc'], cpu),
+           (slowest, off, recs[off][2], str(wakes[off][1])),
+           'slowest wakeup as in the records')
         fmt = (lambda v: '%.3f' % (v * 1e6 / hz)) if hz else str
         eq(m.group(8, 9, 10, 11, 12, 13, 14),
            (fmt(wc['max']), 'us' if hz else 'cycles (no clock)', cpu, at,
@@ -971,8 +1010,6 @@ def truncation_at_every_offset_of_a_real_window_cli():
     for cut in cuts:
         path = write('cut.bin', data[:cut])
         rc, out, err = run(['--json', '--strict', path])
-        check('Sanitizer' not in err and 'runtime error' not in err,
-              'cut %d: %s' % (cut, err))
         whole = cut in bounds
         eq(rc, EXIT_OK if whole else EXIT_DATA, 'cut %d rc' % cut)
         js = json.loads(out)
@@ -1023,9 +1060,20 @@ def corrupt_windows_resync_real_trace():
         if off is not None:
             eq(int(m.group(1)), off, name + ': offset reported')
             eq(js['corrupt_bytes'], skipped, name + ': bytes skipped')
-        check(js['records'] < base['records'] or name == 'size +4' or
-              name == 'inserted garbage', name + ': records')
-        check(js['records'] >= base['records'] - 2000, name + ': resync')
+        if skipped:
+            # every record outside the skipped bytes is counted: the
+            # intact trace's records less those of the window whose
+            # header is damaged; inserted garbage costs none
+            lost = 0 if name == 'inserted garbage' else sum(
+                1 for o, *_ in g.walk(full) if off <= o < off + skipped)
+            check(lost or name == 'inserted garbage', name + ': no records '
+                  'in the skipped window: ' + repr((off, skipped)))
+            eq(js['records'], base['records'] - lost,
+               name + ': records after the resync')
+        else:
+            check(js['records'] < base['records'] or name == 'size +4',
+                  name + ': records')
+            check(js['records'] >= base['records'] - 2000, name + ': resync')
         rc, _, _ = run(['--strict', '-q', path])
         eq(rc, EXIT_DATA, name + ': strict')
     # corruption at the very end: garbage that never resyncs
@@ -1056,6 +1104,8 @@ def json_schema_fields():
         for k in ('count', 'min', 'p50', 'p90', 'p99', 'p999', 'max',
                   'max_tsc', 'max_offset', 'buckets', 'per_cpu'):
             check(k in js[m], 'missing %s.%s' % (m, k))
+        eq(sorted(js[m]['per_cpu'], key=int), ['0', '1', '4000'],
+           m + ' per_cpu rows')
         for c in js[m]['per_cpu'].values():
             check('buckets' not in c and 'p999' in c, 'per_cpu fields')
         eq(sum(b[2] for b in js[m]['buckets']), js[m]['count'],
@@ -1292,13 +1342,37 @@ def svg_output_and_atomic_files():
     rc, o, err = run(['--json', '-o', bad, path])
     eq(rc, EXIT_INTERNAL, 'rc for unwritable output')
     check('cannot create' in err, err)
-    left = [f for f in os.listdir(WORK) if '.tmp.' in f]
-    eq(left, [], 'temporary files left')
+    # a write that fails once the temporary exists (a file size limit of
+    # 64 bytes, SIGXFSZ ignored: write() says EFBIG): exit 1, the old
+    # report untouched and no temporary left beside it
+    d = scratch('efbig')
+    for opt in ('-o', '--svg'):
+        dest = os.path.join(d, 'report')
+        with open(dest, 'w') as f:
+            f.write('old')
+        p = subprocess.run([PI, '--json', '-q', opt, dest, path],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                           preexec_fn=small_files, restore_signals=False)
+        err = p.stderr.decode(errors='replace')
+        no_sanitizer_report(err, 'pi-stats with a file size limit')
+        eq(p.returncode, EXIT_INTERNAL, '%s rc when the write fails: %s' %
+           (opt, err))
+        check('cannot write' in err and dest in err, err)
+        eq((os.listdir(d), read_bytes(dest)), (['report'], b'old'),
+           '%s: a failed write leaves the old report and no temporary' % opt)
     # input error: no output file is created at all
     out2 = os.path.join(WORK, 'never.json')
     rc, o, err = run(['--json', '-o', out2, write('e', b'')])
     eq(rc, EXIT_NOT_TRACE, 'rc')
     check(not os.path.exists(out2), 'no output for a failed run')
+
+
+def small_files():
+    """In the child: files of at most 64 bytes, SIGXFSZ ignored."""
+    import resource
+    import signal
+    resource.setrlimit(resource.RLIMIT_FSIZE, (64, 64))
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 
 
 def scratch(name):
@@ -1439,6 +1513,7 @@ def output_targets_keep_what_they_are():
             p = subprocess.run(nocap + ['-q', opt, t, d + '/none'],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             err = p.stderr.decode()
+            no_sanitizer_report(err, 'pi-stats into a read-only dir')
             eq(p.returncode, EXIT_INTERNAL, 'rc read-only dir: ' + err)
             eq(len(err.strip().splitlines()), 1, 'one line: ' + err)
             check(t in err and 'Permission denied' in err, err)
@@ -1459,7 +1534,13 @@ def install_and_man_page():
                         'DESTDIR=' + dest], stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT)
     eq(p.returncode, 0, 'make install: ' + p.stdout.decode())
-    check(os.access(os.path.join(dest, 'usr/bin/pi-stats'), os.X_OK), 'bin')
+    # the installed program runs and reads a trace (not just "a file is
+    # there"): the 15 records of pi_trace()
+    p = subprocess.run([os.path.join(dest, 'usr/bin/pi-stats'), '--json',
+                        write('pi.bin', pi_trace())], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE)
+    eq(p.returncode, 0, 'installed pi-stats rc: %r' % p.stderr)
+    eq(json.loads(p.stdout)['records'], 15, 'installed pi-stats records')
     man = os.path.join(dest, 'usr/share/man/man1/pi-stats.1')
     with open(man) as f:
         text = f.read().replace('\\-', '-')
@@ -1530,6 +1611,7 @@ class Live:
             self.p.stdin.close()
             self.p.stdin = None
         out, err = self.p.communicate(timeout=30)
+        no_sanitizer_report(err, 'pi-stats on a live pipe')
         return self.p.returncode, (self.buf + out).decode(), err.decode()
 
 
@@ -1576,7 +1658,6 @@ def signal_prints_report_of_what_was_read():
         eq((ll['count'], ll['p50'], ll['max']), (2, 3, 5), 'list_length')
         eq(last['wakeup_cycles']['max'], 500, 'wakeup max')
         eq(last['truncated_windows'], 1, 'the half window is reported')
-        check('Sanitizer' not in err and 'runtime error' not in err, err)
     # before any byte arrived (the first bytes are read to look for a
     # compression magic): the input ends empty, no hang
     p = subprocess.Popen([PI, '-'], stdin=subprocess.PIPE,
@@ -1590,8 +1671,10 @@ def signal_prints_report_of_what_was_read():
         p.kill()
         p.wait()
         raise Fail('SIGINT before any data: still reading after 20 s')
+    err = p.stderr.read().decode()
+    no_sanitizer_report(err, 'pi-stats interrupted before any data')
     eq(p.returncode, EXIT_NOT_TRACE, 'nothing read: an empty input')
-    check('empty input' in p.stderr.read().decode(), 'says so')
+    check('empty input' in err, 'says so')
     p.stdin.close()
     p.stdout.close()
     p.stderr.close()
@@ -1771,8 +1854,14 @@ def top_keeps_the_worst_rows():
     rc, out, err = run(['--csv', '--top', '1', path])
     check(',list_length,0,count,' in out and ',list_length,1,count,' in out,
           'csv keeps all')
+    # --top 2 of 2 pCPUs: both rows, worst first, and no "not shown" line
     rc, out, err = run(['--top', '2', path])
-    check('not shown' not in out, 'nothing left out when N >= rows')
+    eq(rc, 0, '--top 2 rc: ' + err)
+    sec = out[out.index('@list_length'):out.index('adds ')]
+    labels = [ln.split()[0] for ln in sec.splitlines()
+              if re.match(r' +(\d+|all) +\d', ln)]
+    eq(labels, ['1', '0', 'all'], '--top 2: every pCPU then all')
+    check('not shown' not in sec, 'nothing left out when N >= rows: ' + sec)
     for bad in ('0', '-1', 'x', '1.5'):
         rc, out, err = run(['--top', bad, path])
         eq(rc, EXIT_USAGE, '--top %r' % bad)
@@ -1932,8 +2021,12 @@ def filters_that_match_nothing_say_so():
         rc, out, err = run(args)
         eq(rc, 0, 'rc %r' % args)
         eq(err, 'pi-stats: %s: %s\n' % (args[-1], want), 'stderr %r' % args)
+        # -q: the same report, exit 0, and nothing on stderr (an empty
+        # stderr alone would also be a run that printed nothing at all)
+        report = out
         rc, out, err = run(['-q'] + args)
-        eq(err, '', '-q %r' % args)
+        eq((rc, err), (0, ''), '-q %r: rc and stderr' % args)
+        eq(out, report, '-q %r: the report' % args)
     for args in (['--cpu', '0-1', pi], ['--since', '4001', rng],
                  ['--tsc-hz', '1000', '--since', '1', rng]):
         rc, out, err = run(args)
