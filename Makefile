@@ -25,7 +25,7 @@ help:
 	@echo "make pi-harness    run the PI blocking-list harness scenarios (build/pi-harness)"
 	@echo "make e2e           boot the patched Xen under QEMU with real guests (build/e2e)"
 	@echo "make e2e-shell     boot it and leave you at a dom0 shell"
-	@echo "make e2e-flake     PVH guest failures under TCG: stock vs patched (RUNS=10)"
+	@echo "make e2e-flake     PVH death rate p0 under TCG on stock Xen (RUNS=10)"
 	@echo "make xen-stock     Xen from the base alone, no patch (build/xen-stock)"
 	@echo "make bench         pi-stats vs xenalyze, and the harness figures"
 	@echo "make fuzz          libFuzzer on the pi-stats reader (FUZZ_SECONDS=60)"
@@ -74,17 +74,17 @@ pi-harness: tree
 	@$(MAKE) -s -C tests/pi-harness TREE=$(TREE) bench
 
 e2e: xen-debug tools pi-stats
-	@tests/e2e/run.sh
+	@/usr/bin/python3 tests/e2e/e2e.py
 
-e2e-shell: xen-debug tools
-	@tests/e2e/run.sh --shell
+e2e-shell: xen-debug tools pi-stats
+	@/usr/bin/python3 tests/e2e/e2e.py --shell
 
 xen-stock: tree
 	@scripts/build-xen.sh stock
 
 RUNS ?= 10
-e2e-flake: xen-debug tools xen-stock
-	@tests/e2e/flake.sh $(RUNS)
+e2e-flake: xen-debug tools xen-stock pi-stats
+	@/usr/bin/python3 tests/e2e/e2e.py --flake $(RUNS)
 
 bench: pi-harness tools
 	@$(MAKE) -s -C tools/pi-stats bench

@@ -113,7 +113,7 @@ tools() {
     stage_end "build-xen: ${kind}tools" "$(stage_rel "$TREE/dist/install")"
 }
 
-# The base alone, for comparing with stock Xen (tests/e2e/flake.sh): a
+# The base alone, for comparing with stock Xen (tests/e2e/e2e.py --flake): a
 # checkout of build/xen's "base" tag, built in its own directory.
 stock() {
     local dir=$top/build/xen-stock base

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The CPUID half of the e2e topology cases, without booting anything:
 # tests/e2e/cpuid-dump.c (the guest's program) run on this host, also
-# built with ASan and UBSan, and tests/e2e/cpuid-check.py (the host's
+# built with ASan and UBSan, and tests/e2e/cpuid_check.py (the host's
 # check) on dumps whose register values and fields are worked out by hand.
 . "$(dirname "$0")/../lib/tap.sh"
 set -u
@@ -41,10 +41,10 @@ ok "cpuid-dump builds with ASan and UBSan" \
 is "$?:$(cat "$tmp/san.err")" "0:" "sanitized cpuid-dump: exit 0, no report"
 is "$(cat "$tmp/san.txt")" "$(cat "$tmp/host.txt")" "sanitized cpuid-dump prints the same"
 
-# -- cpuid-check.py -------------------------------------------------------------
+# -- cpuid_check.py -------------------------------------------------------------
 check() { # CONSOLE EXPECTED -> "rc: message"
     local out rc
-    out=$(python3 "$dir/cpuid-check.py" "$1" "$2" "$tmp/fields")
+    out=$(python3 "$dir/cpuid_check.py" "$1" "$2" "$tmp/fields")
     rc=$?
     echo "$rc: $out"
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Check the topology fields of a guest's CPUID dump against expected values.
 
-usage: cpuid-check.py CONSOLE EXPECTED FIELDS_OUT
+usage: cpuid_check.py CONSOLE EXPECTED FIELDS_OUT
 
 CONSOLE is a guest console log holding the lines of tests/e2e/cpuid-dump.c
 between E2E-CPUID-BEGIN and E2E-CPUID-END.  EXPECTED holds lines
@@ -143,17 +143,14 @@ def describe(field):
                              parts[-1])
 
 
-def main():
-    if len(sys.argv) != 4:
-        print('usage: cpuid-check.py CONSOLE EXPECTED FIELDS_OUT')
-        return 2
+def check(console, expected, fields_out):
+    """(exit status, line) as main() gives them; writes FIELDS_OUT."""
     try:
-        got = read_dump(sys.argv[1])
-        want = read_expected(sys.argv[2])
+        got = read_dump(console)
+        want = read_expected(expected)
     except (OSError, ValueError) as e:
-        print(e)
-        return 2
-    with open(sys.argv[3], 'w') as out:
+        return 2, str(e)
+    with open(fields_out, 'w') as out:
         for cpu in sorted(got):
             out.write('cpu%d %s\n' % (cpu, ' '.join(
                 '%s=%d' % kv for kv in sorted(got[cpu].items()))))
@@ -174,9 +171,18 @@ def main():
                     w.get(field, 'absent'), g.get(field, 'absent')))
     if diffs:
         more = ' (and %d more)' % (len(diffs) - 1) if len(diffs) > 1 else ''
-        print(diffs[0] + more)
-        return 1
-    return 0
+        return 1, diffs[0] + more
+    return 0, ''
+
+
+def main():
+    if len(sys.argv) != 4:
+        print('usage: cpuid_check.py CONSOLE EXPECTED FIELDS_OUT')
+        return 2
+    rc, line = check(*sys.argv[1:])
+    if line:
+        print(line)
+    return rc
 
 
 if __name__ == '__main__':

@@ -1,0 +1,1405 @@
+#!/usr/bin/python3
+"""Boot test: the patched Xen under QEMU (TCG) with a Debian dom0, real
+guests created with the built xl, their topology and CPUID judged against
+tests/e2e/cases.py, and a live trace analysed (docs/e2e.md).
+
+usage: e2e.py                run the cases (one verdict line each)
+       e2e.py --tap          the same, as TAP (tests/e2e/e2e.t)
+       e2e.py --shell        boot the same images, dom0 shell on this terminal
+       e2e.py --verdicts     judge the last run's results again (no boot)
+       e2e.py --flake [RUNS] PVH deaths on stock Xen, run as the test runs them (p0)
+
+environment:
+  TREE=DIR          built Xen tree (default build/xen): DIR/xen/xen, DIR/dist/install
+  E2E_CASES="..."   cases to run (default all; tests/e2e/cases.py)
+  E2E_OUT=DIR       results (default build/e2e)
+  E2E_BOOT_TIMEOUT  seconds a QEMU boot may take at most (default 1500;
+                    less for few cases: 300 + (guest timeout + 60) per case)
+  E2E_GUEST_TIMEOUT seconds a guest may take to print and power off (240)
+  E2E_GUEST_SILENCE seconds a guest's console may stay silent (120)
+  E2E_EMULATOR      entry of cases.EMULATORS (the QEMU and its PVH death rate p0)
+  E2E_QEMU          another QEMU binary (its ROMs from ../share/qemu if there)
+  E2E_P0            the PVH death rate to judge against, instead of the entry's
+  E2E_ACCEL         QEMU -accel (default tcg,thread=single)
+  E2E_JOBS          QEMUs at once (default 2)
+  E2E_CPU_AMD / E2E_CPU_INTEL   QEMU -cpu of the AMD and Intel boots
+  E2E_XEN_EXTRA     more Xen command line (e.g. hap=0)
+  E2E_GUEST_EXTRA   more guest kernel command line (e.g. nopti)
+  E2E_GUEST_CFG     more lines of every guest's xl configuration, ';'-separated
+  E2E_DESTROY=CASE:S  test knob: dom0 destroys CASE's guest S s after xl create
+  E2E_PLAIN=1       guests without their vnuma and cpu_topology lines
+                    (256 MB), as the base can run them (--flake, variant g)
+  E2E_FLAKE_VARIANTS, E2E_FLAKE_OUT: --flake (see flake_variant)
+
+Exit status 0 when every selected case passed, 1 when one failed (named on
+stderr), 2 on bad usage.
+"""
+import concurrent.futures as cf
+import glob
+import hashlib
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+
+E2E = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(E2E))
+sys.path.insert(0, E2E)
+import cases as data  # noqa: E402
+import cpuid_check  # noqa: E402
+import xtcount  # noqa: E402
+
+XEN_CMDLINE = ('console=com1 com1=115200,8n1 dom0_mem=1G,max:1G dom0_max_vcpus=2 '
+               'loglvl=all guest_loglvl=all smap=0 xsave=0')
+DOM0_CMDLINE = 'console=hvc0 earlyprintk=xen rdinit=/init panic=5'
+TRACE_GUEST = 'e2e-trace-guest'
+OUT_STATE = {'tap': False, 'n': 0, 'log': None, 'lock': threading.Lock()}
+
+
+class Setup(Exception):
+    """A prerequisite missing: 'e2e: FAIL setup: ...'."""
+
+
+# -- output ------------------------------------------------------------------
+def emit(line):
+    """One line of output: a verdict becomes TAP in --tap mode."""
+    with OUT_STATE['lock']:
+        if OUT_STATE['log']:
+            OUT_STATE['log'].write(line + '\n')
+            OUT_STATE['log'].flush()
+        if OUT_STATE['tap']:
+            m = re.match(r'e2e: (PASS|FAIL) (.*)', line)
+            if m:
+                OUT_STATE['n'] += 1
+                line = '%s %d - %s' % ('ok' if m.group(1) == 'PASS' else 'not ok',
+                                       OUT_STATE['n'], m.group(2).replace('#', '\\#'))
+            else:
+                line = '# ' + line[5:] if line.startswith('e2e: ') else '# ' + line
+        print(line, flush=True)
+
+
+def log(msg):
+    emit('e2e: ' + msg)
+
+
+def run(cmd, **kw):
+    """subprocess.run with text output captured."""
+    return subprocess.run(cmd, capture_output=True, text=True, errors='replace', **kw)
+
+
+def read(path, default=None):
+    try:
+        with open(path, errors='replace') as f:
+            return f.read()
+    except OSError:
+        return default
+
+
+def write(path, text):
+    with open(path, 'w') as f:
+        f.write(text)
+
+
+def sha256(path):
+    h = hashlib.sha256()
+    with open(path, 'rb') as f:
+        for block in iter(lambda: f.read(1 << 20), b''):
+            h.update(block)
+    return h.hexdigest()
+
+
+# -- configuration -----------------------------------------------------------
+def emulator(env):
+    """The emulator entry, with the environment's overrides applied."""
+    name = env.get('E2E_EMULATOR') or data.EMULATOR
+    if name not in data.EMULATORS:
+        raise Setup('unknown E2E_EMULATOR %s (known: %s)' % (name, ' '.join(data.EMULATORS)))
+    e = dict(data.EMULATORS[name], name=name)
+    if env.get('E2E_QEMU'):
+        e['qemu'] = env['E2E_QEMU']
+        share = os.path.join(os.path.dirname(e['qemu']), '..', 'share', 'qemu')
+        if not e['firmware'] and os.path.isdir(share):
+            e['firmware'] = share
+    if env.get('E2E_P0'):
+        e['p0'], e['measured'] = float(env['E2E_P0']), 'E2E_P0'
+    return e
+
+
+def config(env=None):
+    """Everything a run depends on, from the environment."""
+    env = dict(os.environ if env is None else env)
+    num = lambda k, d: int(env.get(k) or d)  # noqa: E731
+    tree = env.get('TREE') or os.path.join(TOP, data.TREES[data.DEFAULT_TREE])
+    c = dict(env=env, tree=os.path.abspath(tree),
+             out=os.path.abspath(env.get('E2E_OUT') or os.path.join(TOP, 'build/e2e')),
+             cache=os.path.join(TOP, 'build/cache'),
+             boot_timeout=num('E2E_BOOT_TIMEOUT', 1500),
+             guest_timeout=num('E2E_GUEST_TIMEOUT', 240),
+             guest_silence=num('E2E_GUEST_SILENCE', 120),
+             accel=env.get('E2E_ACCEL') or 'tcg,thread=single',
+             jobs=max(1, num('E2E_JOBS', 2)),
+             emu=emulator(env),
+             cpus={m: env.get(v['env']) or v['cpu'] for m, v in data.CPUS.items()},
+             xen_cmdline=XEN_CMDLINE + (' ' + env['E2E_XEN_EXTRA'] if env.get('E2E_XEN_EXTRA') else ''),
+             guest_extra=env.get('E2E_GUEST_EXTRA', ''),
+             guest_cfg=[l for l in env.get('E2E_GUEST_CFG', '').split(';') if l],
+             destroy=env.get('E2E_DESTROY', ''),
+             plain=bool(env.get('E2E_PLAIN')))
+    c['inst'] = os.path.join(c['tree'], 'dist/install')
+    c['pi_stats'] = os.path.join(TOP, 'tools/pi-stats/pi-stats')
+    c['sprt'] = design(c['emu']['p0'],
+                                    sum(1 for x in data.CASES if x['group'] == 'pvh'))
+    return c
+
+
+def selection(conf):
+    """The selected cases, in table order; exit 2 on an unknown name."""
+    names = (conf['env'].get('E2E_CASES') or '').split()
+    known = [c['name'] for c in data.CASES]
+    bad = [n for n in names if n not in known]
+    if bad:
+        print('e2e: unknown case %s (known: %s)' % (' '.join(bad), ' '.join(known)),
+              file=sys.stderr)
+        sys.exit(2)
+    return [c for c in data.CASES if not names or c['name'] in names]
+
+
+# -- PVH: the death rate against p0 ------------------------------------------
+def binom_cdf(k, n, p):
+    """P(X <= k), X ~ Binomial(n, p)."""
+    return sum(math.comb(n, i) * p ** i * (1 - p) ** (n - i) for i in range(k + 1))
+
+
+def design(p0, cases, alpha=data.PVH_ALPHA, power=data.PVH_POWER):
+    """The PVH rule (docs/e2e.md): Wald's sequential probability ratio test
+    of the death rate p0 against p1, the death rate doubled or the survival
+    rate halved, whichever is lower.  Each guest run adds log(p1/p0) when it
+    died, log((1-p1)/(1-p0)) when it printed; the tally fails once the sum
+    reaches log(power/alpha), passes once it falls to log((1-power)/(1-alpha)),
+    and after nmax runs fails if the sum is positive.  A case fails when its
+    first M runs all died, M the fewest with cases * p0^M <= alpha."""
+    d = dict(p0=p0, m=1, nmax=200)
+    if p0 <= 0:
+        # no death is stock: the first one fails
+        return dict(d, p1=0.0, up=1.0, down=0.0, hi=1.0, lo=0.0, nmax=1)
+    d['p1'] = p1 = min(2 * p0, (1 + p0) / 2)
+    while cases * p0 ** d['m'] > alpha:
+        d['m'] += 1
+    d.update(up=math.log(p1 / p0), down=math.log((1 - p1) / (1 - p0)),
+             hi=math.log(power / alpha), lo=math.log((1 - power) / (1 - alpha)))
+    return d
+
+
+def tally(conf, llr, runs):
+    """The PVH tally's state after RUNS runs summing to LLR."""
+    t = conf['sprt']
+    if llr >= t['hi'] or (runs >= t['nmax'] and llr > 0):
+        return 'fail'
+    if llr <= t['lo'] or runs >= t['nmax']:
+        return 'pass'
+    return 'open'
+
+
+def to_decide(conf, run):
+    """The fewest runs that can decide the open tally RUN."""
+    t = conf['sprt']
+    ups = math.ceil((t['hi'] - run['llr']) / t['up']) if t['up'] else t['nmax']
+    downs = math.ceil((run['llr'] - t['lo']) / -t['down']) if t['down'] else t['nmax']
+    return max(1, min(ups, downs, t['nmax'] - run['runs']))
+
+
+def rule(conf):
+    t = conf['sprt']
+    if not t['down']:
+        return 'any death fails (p0=0)'
+    return ("SPRT of p0=%g against p1=%g: fail at LLR >= %.2f, pass at <= %.2f, "
+            "at most %d runs; or a case's first %d runs died"
+            % (t['p0'], t['p1'], t['hi'], t['lo'], t['nmax'], t['m']))
+
+
+# -- kernels -----------------------------------------------------------------
+def apt_opts(conf, suite):
+    """apt options for SUITE: the machine's own for bookworm, else a private
+    configuration under build/cache/apt-SUITE (the machine's mirror)."""
+    if suite == 'bookworm':
+        return []
+    d = os.path.join(conf['cache'], 'apt-' + suite)
+    src = run([os.path.join(TOP, 'scripts/fetch-base.sh'), '--sources']).stdout
+    mirror = next((l.split()[-3] for l in src.splitlines()
+                   if l.split()[-2:] == ['bookworm', 'main']), None)
+    if not mirror:
+        raise Setup('no bookworm mirror in the machine\'s apt sources')
+    for sub in ('lists/partial', 'archives/partial'):
+        os.makedirs(os.path.join(d, sub), exist_ok=True)
+    write(os.path.join(d, 'sources.list'),
+          'deb [arch=amd64 signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] '
+          '%s %s main\n' % (mirror, suite))
+    opts = ['-o', 'Dir::Etc::SourceList=%s/sources.list' % d,
+            '-o', 'Dir::Etc::SourceParts=/nonexistent', '-o', 'Dir::State::Lists=%s/lists' % d,
+            '-o', 'Dir::Cache::Archives=%s/archives' % d, '-o', 'Dir::State::Status=/dev/null',
+            '-o', 'APT::Sandbox::User=root']
+    if run(['apt-get'] + opts + ['-qq', 'update']).returncode:
+        raise Setup('apt-get update of %s (%s/sources.list) failed' % (suite, d))
+    return opts
+
+
+def deb_name(pkg, version):
+    return '%s_%s_amd64.deb' % (pkg, version.split(':')[-1])
+
+
+def download(conf, opts, pkg, version):
+    """apt-get download PKG=VERSION into the cache: its path, or None."""
+    r = run(['apt-get'] + opts + ['-q', 'download', '%s=%s' % (pkg, version)], cwd=conf['cache'])
+    path = os.path.join(conf['cache'], deb_name(pkg, version))
+    return path if r.returncode == 0 and os.path.isfile(path) else None
+
+
+def fallback(conf, ver, k, opts):
+    """The newest of the series: what the suite's linux-image-amd64 depends on."""
+    dep = run(['apt-cache'] + opts + ['depends', 'linux-image-amd64']).stdout
+    pkg = next((m.group(1) for m in re.finditer(r'Depends: (\S+)', dep)
+                if re.fullmatch(k['series'], m.group(1))), None)
+    if not pkg:
+        raise Setup('kernel %s: no package of the series %s known to apt' % (ver, k['series']))
+    show = run(['apt-cache'] + opts + ['show', pkg]).stdout
+    version = re.search(r'^Version: (\S+)', show, re.M).group(1)
+    path = (os.path.join(conf['cache'], deb_name(pkg, version))
+            if os.path.isfile(os.path.join(conf['cache'], deb_name(pkg, version)))
+            else download(conf, opts, pkg, version))
+    if not path:
+        raise Setup('kernel %s: apt-get download %s=%s failed' % (ver, pkg, version))
+    print('e2e: kernel %s: pinned %s %s not on the mirror; using %s %s, the newest of the series'
+          % (ver, k['package'], k['version'], pkg, version), file=sys.stderr)
+    return dict(package=pkg, version=version, path=path, pinned=False)
+
+
+def kernel_deb(conf, ver):
+    """The pinned package of kernel VER (cached, else downloaded, checked
+    against its sha256), else the newest of its series."""
+    k = data.KERNELS[ver]
+    path = os.path.join(conf['cache'], deb_name(k['package'], k['version']))
+    if not os.path.isfile(path):
+        opts = apt_opts(conf, k['suite'])
+        path = download(conf, opts, k['package'], k['version'])
+        if not path:
+            got = fallback(conf, ver, k, opts)
+            got['sha256'] = sha256(got['path'])
+            return got
+    digest = sha256(path)
+    if digest != k['sha256']:
+        raise Setup('kernel %s: %s has sha256 %s, pinned %s' % (ver, path, digest, k['sha256']))
+    return dict(package=k['package'], version=k['version'], path=path, pinned=True, sha256=digest)
+
+
+def kernels(conf):
+    """{ver: {package, version, sha256, pinned, vmlinuz, kver, root}},
+    unpacked under OUT/kernel/VER; recorded in OUT/kernels.txt."""
+    got = {}
+    for ver in data.KERNELS:
+        k = kernel_deb(conf, ver)
+        kdir = os.path.join(conf['out'], 'kernel', ver)
+        if read(os.path.join(kdir, '.from')) != k['path']:
+            shutil.rmtree(kdir, ignore_errors=True)
+            os.makedirs(kdir)
+            if run(['dpkg-deb', '-x', k['path'], os.path.join(kdir, 'x')]).returncode:
+                raise Setup('dpkg-deb -x %s failed' % k['path'])
+            write(os.path.join(kdir, '.from'), k['path'])
+        vml = sorted(glob.glob(os.path.join(kdir, 'x/boot/vmlinuz-*')))
+        if not vml:
+            raise Setup('no vmlinuz in %s' % k['path'])
+        k.update(vmlinuz=vml[0], kver=vml[0].split('vmlinuz-', 1)[1], root=os.path.join(kdir, 'x'))
+        got[ver] = k
+        log('kernel %s: %s %s (%s)' % (ver, k['package'], k['version'],
+                                        'pinned' if k['pinned'] else 'NOT the pin'))
+    write(os.path.join(conf['out'], 'kernels.txt'), ''.join(
+        '%s %s %s %s %s\n' % (v, k['package'], k['version'], k['sha256'],
+                              'pinned' if k['pinned'] else 'fallback')
+        for v, k in got.items()))
+    return got
+
+
+def modules(k, names):
+    """The .ko files of NAMES and their dependencies, in load order, as
+    depmod and modprobe --show-depends resolve them."""
+    if run(['depmod', '-b', k['root'], k['kver']]).returncode:
+        raise Setup('depmod -b %s %s failed' % (k['root'], k['kver']))
+    order = []
+    for name in names:
+        r = run(['modprobe', '-d', k['root'], '-S', k['kver'], '--show-depends', name])
+        if r.returncode:
+            raise Setup('kernel module %s not in %s: %s' % (name, k['kver'], r.stderr.strip()))
+        for line in r.stdout.splitlines():
+            w = line.split()
+            if w and w[0] == 'insmod' and w[1] not in order:
+                order.append(w[1])
+    return order
+
+
+# -- images ------------------------------------------------------------------
+DOMU_INIT = r'''#!/bin/sh
+# domU: print the CPU topology Linux derived, then power off.
+/bin/busybox --install -s
+export PATH=/bin:/sbin:/usr/bin:/usr/sbin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+if grep -q e2e.ksyms /proc/cmdline; then
+    # for dom0's hang dump (dom0-init: ksyms): the symbols naming a spin
+    # on the timekeeping seqcount, each with the next one (its end), and
+    # _stext and _etext, without which xenctx names no kernel address
+    echo E2E-KSYMS-BEGIN
+    awk 'n { print; n = 0 } $3 == "_stext" || $3 == "_etext" || $3 == "ktime_get" ||
+         $3 == "ktime_get_update_offsets_now" { print; n = 1 }' /proc/kallsyms
+    echo E2E-KSYMS-END
+    poweroff -f
+fi
+echo E2E-GUEST-BEGIN
+for d in $(ls -d /sys/devices/system/cpu/cpu[0-9]* | sort -t u -k 3 -n); do
+    n=${d##*/cpu}
+    t=$d/topology
+    l3=none
+    if [ "$(cat $d/cache/index3/level 2>/dev/null)" = 3 ]; then
+        l3=$(cat $d/cache/index3/shared_cpu_list)
+    fi
+    # the APIC ID CPUID gave this vCPU, from which Linux derived the rest
+    ia=$(awk -v n=$n '$1 == "processor" { p = $3 }
+                      $1 == "initial" && $2 == "apicid" && p == n { print $4 }' /proc/cpuinfo)
+    echo "cpu$n package=$(cat $t/physical_package_id) core=$(cat $t/core_id) core_siblings=$(cat $t/core_siblings_list) l3=$l3 initial_apicid=$ia"
+done
+# what CPUID gives each vCPU (PV: through Xen's forced emulation prefix, as
+# the kernel reads it)
+echo E2E-CPUID-BEGIN
+if [ "$(cat /sys/hypervisor/guest_type 2>/dev/null)" = PV ]; then
+    /bin/cpuid-dump --xen
+else
+    /bin/cpuid-dump
+fi
+echo "E2E-CPUID-END rc=$?"
+echo E2E-GUEST-END
+echo "info online=$(cat /sys/devices/system/cpu/online) nodes=$(cat /sys/devices/system/node/online 2>/dev/null)"
+grep -E '^(processor|apicid|initial apicid|vendor_id)' /proc/cpuinfo | tr '\t' ' ' | sed 's/^/info /'
+poweroff -f
+'''
+
+
+def busybox_root(d):
+    """busybox-static; /init makes the applet links at boot."""
+    shutil.rmtree(d, ignore_errors=True)
+    for sub in ('bin', 'sbin', 'usr/bin', 'usr/sbin', 'proc', 'sys', 'dev', 'tmp', 'etc', 'root'):
+        os.makedirs(os.path.join(d, sub))
+    shutil.copy(shutil.which('busybox'), os.path.join(d, 'bin/busybox'))
+    os.symlink('busybox', os.path.join(d, 'bin/sh'))
+
+
+def mkcpio(root, img):
+    """An uncompressed newc cpio of ROOT."""
+    files = run(['find', '.'], cwd=root).stdout.splitlines()
+    listing = ''.join(f + '\n' for f in sorted(files, key=lambda s: s.encode()))
+    with open(img, 'wb') as out:
+        r = subprocess.run(['cpio', '-o', '-H', 'newc', '--quiet'], cwd=root,
+                           input=listing.encode(), stdout=out)
+    if r.returncode:
+        raise Setup('cpio of %s failed' % root)
+
+
+def kernel_path(ver):
+    """Where dom0 keeps guest kernel VER."""
+    return '/e2e/vmlinuz' if ver == data.DOM0_KERNEL else '/e2e/vmlinuz-' + ver
+
+
+def case_cfg(conf, case, name=None):
+    """The xl configuration of CASE (under NAME)."""
+    extra = 'console=hvc0 rdinit=/init panic=1' + (' ' + conf['guest_extra'] if conf['guest_extra'] else '')
+    lines = ['name = "%s"' % (name or case['name']), 'kernel = "%s"' % kernel_path(case['kernel']),
+             'ramdisk = "/e2e/domU.img"', 'extra = "%s"' % extra,
+             'on_crash = "preserve"', 'on_reboot = "preserve"']
+    cfg = case['cfg']
+    if conf['plain']:
+        cfg = [l for l in cfg if not l.startswith(('vnuma', 'cpu_topology'))]
+        cfg += [] if any(l.startswith('memory') for l in cfg) else ['memory = 256']
+    return '\n'.join(lines + conf['guest_cfg'] + cfg) + '\n'
+
+
+def build_domu(conf):
+    r = os.path.join(conf['out'], 'domU.root')
+    busybox_root(r)
+    write(os.path.join(r, 'init'), DOMU_INIT)
+    os.chmod(os.path.join(r, 'init'), 0o755)
+    cc = run(['gcc', '-static', '-O2', '-Wall', '-Werror', '-o', os.path.join(r, 'bin/cpuid-dump'),
+              os.path.join(E2E, 'cpuid-dump.c')])
+    if cc.returncode:
+        raise Setup('cpuid-dump does not build: ' + cc.stderr.strip()[-200:])
+    mkcpio(r, os.path.join(conf['out'], 'domU.img'))
+
+
+def is_elf(path):
+    with open(path, 'rb') as f:
+        return f.read(4) == b'\x7fELF'
+
+
+def tool_files(inst):
+    """The tree's installed files for dom0: no static libraries, debug info, docs."""
+    skip = ('usr/lib/debug', 'usr/share/man', 'usr/share/doc')
+    for d, dirs, files in os.walk(inst):
+        rel = os.path.relpath(d, inst)
+        dirs[:] = [x for x in dirs if os.path.normpath(os.path.join(rel, x)) not in skip]
+        for f in files:
+            if not f.endswith('.a'):
+                yield os.path.join(d, f)
+
+
+def shared_libs(conf, programs):
+    """The host's libraries ldd lists for PROGRAMS, plus libgcc_s.so.1 (xl
+    aborts without it: pthread_cancel)."""
+    env = dict(os.environ, LD_LIBRARY_PATH='%s/usr/lib:%s/usr/lib64' % (conf['inst'], conf['inst']))
+    libs = set()
+    for p in programs:
+        for path in re.findall(r'(/\S+)', run(['ldd', p], env=env).stdout):
+            if not path.startswith(conf['inst']):
+                libs.add(path)
+    gcc_s = re.search(r'libgcc_s\.so\.1 \(libc6,x86-64\) => (\S+)', run(['/sbin/ldconfig', '-p']).stdout)
+    if not gcc_s:
+        raise Setup('libgcc_s.so.1 not found')
+    libs.add(gcc_s.group(1))
+    return sorted(libs)
+
+
+def copy_into(root, path, dest=None):
+    dst = root + (dest or path)
+    os.makedirs(os.path.dirname(dst), exist_ok=True)
+    shutil.copy(path, dst)
+
+
+def build_dom0(conf, kern, sel_all):
+    r = os.path.join(conf['out'], 'dom0.root')
+    busybox_root(r)
+    inst = conf['inst']
+    files = list(tool_files(inst))
+    for dd, _, _ in os.walk(inst):
+        os.makedirs(os.path.join(r, os.path.relpath(dd, inst)), exist_ok=True)
+    for f in files:
+        dst = os.path.join(r, os.path.relpath(f, inst))
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        if os.path.islink(f):
+            os.symlink(os.readlink(f), dst)
+        else:
+            shutil.copy2(f, dst)
+    progs = [f for f in files if os.path.isfile(f) and not os.path.islink(f)
+             and os.access(f, os.X_OK) and is_elf(f)] + [conf['pi_stats']]
+    libs = shared_libs(conf, progs)
+    write(os.path.join(conf['out'], 'dom0.libs'), '\n'.join(libs) + '\n')
+    for lib in libs:
+        copy_into(r, os.path.realpath(lib), lib)
+    dom0 = kern[data.DOM0_KERNEL]
+    mods = modules(dom0, data.DOM0_MODULES)
+    os.makedirs(os.path.join(r, 'e2e/modules'))
+    os.makedirs(os.path.join(r, 'e2e/cases'))
+    for m in mods:
+        shutil.copy(m, os.path.join(r, 'e2e/modules'))
+    write(os.path.join(r, 'e2e/modules.order'),
+          ''.join(os.path.basename(m)[:-3] + '\n' for m in mods))
+    for ver, k in kern.items():
+        shutil.copy(k['vmlinuz'], r + kernel_path(ver))
+    shutil.copy(os.path.join(conf['out'], 'domU.img'), os.path.join(r, 'e2e/domU.img'))
+    kinds = []
+    for c in sel_all:
+        if c['kind'] == 'trace':
+            # the trace's own PV guest, so that the tracing load never
+            # touches the checked guests
+            write(os.path.join(r, 'e2e/cases', TRACE_GUEST + '.cfg'), case_cfg(conf, c, TRACE_GUEST))
+            kinds.append('%s topo %s' % (TRACE_GUEST, kernel_path(c['kernel'])))
+        else:
+            write(os.path.join(r, 'e2e/cases', c['name'] + '.cfg'), case_cfg(conf, c))
+            kinds.append('%s %s %s' % (c['name'], c['kind'], kernel_path(c['kernel'])))
+    write(os.path.join(r, 'e2e/kinds'), '\n'.join(kinds) + '\n')
+    os.makedirs(os.path.join(r, 'e2e/bin'))
+    shutil.copy(conf['pi_stats'], os.path.join(r, 'e2e/bin/'))
+    # the domctl case's client (not for a tree without the domctl: the base)
+    hdr = read(os.path.join(conf['tree'], 'tools/include/xenguest.h'), '')
+    if 'xc_domain_set_vcpu_apic_ids' in hdr:
+        cc = run(['gcc', '-O2', '-Wall', '-Werror', '-D__XEN_TOOLS__',
+                  '-I' + os.path.join(conf['tree'], 'tools/include'),
+                  '-o', os.path.join(r, 'e2e/bin/apic-ids'), os.path.join(E2E, 'apic-ids.c'),
+                  '-L' + os.path.join(inst, 'usr/lib'), '-Wl,-rpath-link,' + os.path.join(inst, 'usr/lib'),
+                  '-lxenguest', '-lxenctrl'])
+        if cc.returncode:
+            raise Setup('apic-ids does not build: ' + cc.stderr.strip()[-200:])
+    shutil.copy(os.path.join(E2E, 'dom0-init'), os.path.join(r, 'init'))
+    os.chmod(os.path.join(r, 'init'), 0o755)
+    mkcpio(r, os.path.join(conf['out'], 'dom0.img'))
+
+
+def images_key(conf, kern):
+    """What the images are made of: they are built again when it changes."""
+    h = hashlib.sha256()
+    h.update(repr((sorted((v, k['path']) for v, k in kern.items()), conf['guest_extra'],
+                   conf['guest_cfg'], conf['plain'])).encode())
+    for f in ('dom0-init', 'cases.py', 'e2e.py', 'apic-ids.c', 'cpuid-dump.c'):
+        h.update(read(os.path.join(E2E, f), '').encode())
+    with open(conf['pi_stats'], 'rb') as f:
+        h.update(f.read())
+    for d, _, files in sorted(os.walk(conf['inst'])):
+        for f in sorted(files):
+            p = os.path.join(d, f)
+            st = os.lstat(p)
+            h.update(('%s %d %d\n' % (os.path.relpath(p, conf['inst']), st.st_size, st.st_mtime_ns)).encode())
+    return h.hexdigest()[:16]
+
+
+def images(conf, kern):
+    t = time.time()
+    key = images_key(conf, kern)
+    kf = os.path.join(conf['out'], 'images.key')
+    if read(kf) == key and os.path.getsize(os.path.join(conf['out'], 'dom0.img')) > 0:
+        log('images: unchanged since they were built (images.key %s)' % key)
+        return
+    if os.path.exists(kf):
+        os.remove(kf)
+    build_domu(conf)
+    build_dom0(conf, kern, data.CASES)
+    write(kf, key)
+    log('images: dom0.img %d MB, domU.img %d KB (%d s)' % (
+        os.path.getsize(os.path.join(conf['out'], 'dom0.img')) >> 20,
+        os.path.getsize(os.path.join(conf['out'], 'domU.img')) >> 10, time.time() - t))
+
+
+def prerequisites(conf):
+    if run([os.path.join(TOP, 'scripts/deps.sh'), 'e2e']).returncode:
+        raise Setup('scripts/deps.sh e2e failed')
+    for t in (conf['emu']['qemu'], 'busybox', 'cpio', 'dpkg-deb', 'depmod', 'modprobe', 'tar'):
+        if not shutil.which(t):
+            raise Setup('%s not found' % t)
+    if not os.path.isfile(os.path.join(conf['tree'], 'xen/xen')):
+        raise Setup('no hypervisor at %s/xen/xen (run make xen)' % conf['tree'])
+    for f in ('usr/sbin/xl', 'usr/sbin/xenstored', 'usr/sbin/xenconsoled', 'usr/sbin/xentrace',
+              'usr/lib/xen/bin/xen-init-dom0'):
+        if not os.access(os.path.join(conf['inst'], f), os.X_OK):
+            raise Setup('%s/%s missing (run make tools)' % (conf['inst'], f))
+    if not os.access(conf['pi_stats'], os.X_OK):
+        raise Setup('no %s (run make pi-stats)' % conf['pi_stats'])
+    os.makedirs(conf['out'], exist_ok=True)
+    os.makedirs(conf['cache'], exist_ok=True)
+
+
+# -- boots -------------------------------------------------------------------
+def qemu_argv(conf, cpu, serial):
+    e = conf['emu']
+    return ([e['qemu']] + (['-L', e['firmware']] if e['firmware'] else []) +
+            ['-accel', conf['accel'], '-M', 'pc', '-cpu', conf['cpus'][cpu], '-smp', '4',
+             '-m', '3G', '-display', 'none', '-serial', serial, '-no-reboot',
+             '-kernel', os.path.join(conf['tree'], 'xen/xen'), '-append', conf['xen_cmdline']])
+
+
+def qemu_env(conf):
+    env = dict(os.environ)
+    if conf['emu']['lib']:
+        env['LD_LIBRARY_PATH'] = conf['emu']['lib']
+    return env
+
+
+def dom0_args(conf, names):
+    """dom0's part of the command line for the cases NAMES."""
+    cases = [n for n in names if n != 'trace'] + ([TRACE_GUEST] if 'trace' in names else [])
+    s = 'e2e.cases=%s' % ':'.join(cases)
+    if 'trace' in names:
+        s += ' e2e.trace=' + TRACE_GUEST
+    s += ' e2e.guest_timeout=%d e2e.guest_silence=%d' % (conf['guest_timeout'], conf['guest_silence'])
+    if conf['destroy']:
+        s += ' e2e.destroy=' + conf['destroy']
+    return s
+
+
+def boot(conf, rec, vmlinuz):
+    """Run QEMU for boot record REC (id, cpu, cases); results land in
+    OUT/out-ID/, its serial console in OUT/serial-ID.log.  Returns secs,
+    rc, error."""
+    out, b = conf['out'], rec['id']
+    img, d = os.path.join(out, 'out-%s.img' % b), os.path.join(out, 'out-' + b)
+    shutil.rmtree(d, ignore_errors=True)
+    with open(img, 'wb') as f:
+        f.truncate(512 << 20)
+    limit = min(300 + len(rec['cases']) * (conf['guest_timeout'] + 60), conf['boot_timeout'])
+    argv = qemu_argv(conf, rec['cpu'], 'file:%s/serial-%s.log' % (out, b)) + [
+        '-monitor', 'none', '-initrd', '%s %s e2e.boot=%s %s,%s/dom0.img' % (
+            vmlinuz, DOM0_CMDLINE, b, dom0_args(conf, rec['cases']), out),
+        '-drive', 'file=%s,format=raw,if=virtio' % img]
+    t0 = time.time()
+    with open(os.path.join(out, 'qemu-%s.txt' % b), 'w') as q:
+        p = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=q, stderr=q, env=qemu_env(conf))
+        try:
+            rc = p.wait(timeout=limit)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+            rc = 'timeout'
+    res = dict(secs=int(time.time() - t0), rc=rc, error='')
+    os.makedirs(d)
+    serial = os.path.join(out, 'serial-%s.log' % b)
+    if rc == 'timeout':
+        res['error'] = 'boot %s timed out after %ds (see serial-%s.log)' % (b, limit, b)
+    elif rc != 0:
+        last = (read(os.path.join(out, 'qemu-%s.txt' % b), '').strip().splitlines() or [''])[-1]
+        res['error'] = 'QEMU exited %s: %s (see serial-%s.log)' % (rc, last, b)
+    untar = run(['tar', '-xf', img, '-C', d])
+    if (untar.returncode or not os.path.exists(os.path.join(d, 'done'))) and not res['error']:
+        m = re.search(r'.*(Kernel panic|\(XEN\) Panic|e2e-dom0: FATAL).*', read(serial, '').replace('\r', ''))
+        res['error'] = 'dom0 did not finish (no results on the output disk; see serial-%s.log%s)' % (
+            b, ': ' + m.group(0).strip()[:120] if m else '')
+    os.remove(img)
+    log('boot %s: %d s (QEMU rc %s)%s' % (b, res['secs'], rc, ': ' + res['error'] if res['error'] else ''))
+    return res
+
+
+def save_boots(conf, boots):
+    tmp = os.path.join(conf['out'], 'boots.json.tmp')
+    write(tmp, json.dumps(boots, indent=1))
+    os.replace(tmp, os.path.join(conf['out'], 'boots.json'))
+
+
+def new_boot(boots, group, cpu, names):
+    k = sum(1 for b in boots if b['group'] == group) + 1
+    rec = dict(id=group if k == 1 else '%s-boot%d' % (group, k), group=group, k=k,
+               cpu=cpu, cases=names, seq=len(boots))
+    boots.append(rec)
+    return rec
+
+
+def next_pvh(conf, sel, boots):
+    """The PVH cases a new boot should run: those that have not printed
+    their topology yet and are not running; once all have, every open case
+    again while the run's tally is undecided and the runs under way cannot
+    decide it."""
+    cases, run = pvh_state(conf, sel, boots)
+    flying = [b for b in boots if b['group'] == 'pvh' and 'secs' not in b]
+    names = [n for n, st in cases.items()
+             if st['state'] == 'open' and not st['ok']
+             and not any(n in b['cases'] for b in flying)]
+    if names or run['state'] != 'open':
+        return names
+    need = to_decide(conf, run)
+    if sum(len(b['cases']) for b in flying) >= need:
+        return []
+    return [n for n, st in cases.items() if st['state'] == 'open']
+
+
+def run_boots(conf, sel, kern):
+    """The boot groups, E2E_JOBS at a time, in the order of data.GROUPS;
+    then fresh PVH boots until every PVH case is decided."""
+    boots = []
+    fixed = [(g, [c['name'] for c in sel if c['group'] == g]) for g in data.GROUPS]
+    fixed = [(g, n) for g, n in fixed if n]
+    vml = kern[data.DOM0_KERNEL]['vmlinuz']
+    lock = threading.Lock()
+    running = {}
+    with cf.ThreadPoolExecutor(conf['jobs']) as ex:
+        while True:
+            while len(running) < conf['jobs']:
+                with lock:
+                    if fixed:
+                        g, names = fixed.pop(0)
+                    else:
+                        g, names = 'pvh', next_pvh(conf, sel, boots)
+                    if not names:
+                        break
+                    rec = new_boot(boots, g, 'amd' if g == 'pvh' else g, names)
+                    save_boots(conf, boots)
+                running[ex.submit(boot, conf, rec, vml)] = rec
+            if not running:
+                break
+            done, _ = cf.wait(running, return_when=cf.FIRST_COMPLETED)
+            for f in done:
+                running.pop(f).update(f.result())
+            with lock:
+                save_boots(conf, boots)
+                _, run = pvh_state(conf, sel, boots)
+                if run['state'] == 'open' and run['runs']:
+                    log('PVH: %d runs, %d TCG deaths so far, LLR %.2f'
+                        % (run['runs'], run['deaths'], run['llr']))
+    return boots
+
+
+# -- judging a guest's output --------------------------------------------------
+def first_error(text):
+    """xl's first error line (the cause), else its last line."""
+    lines = [l for l in text.splitlines() if l.strip()]
+    hit = [l for l in lines if re.search(r'error|invalid|refus|not supported', l, re.I)]
+    return ((hit or lines or [''])[0] if hit else (lines or [''])[-1])[:200]
+
+
+def guest_lines(console):
+    """The cpuN lines between E2E-GUEST-BEGIN and E2E-GUEST-END."""
+    m = re.search(r'^E2E-GUEST-BEGIN$(.*?)(^E2E-GUEST-END$|\Z)', console, re.M | re.S)
+    return [l for l in (m.group(1).splitlines() if m else []) if re.match(r'cpu\d', l)]
+
+
+OOPS = 'BUG: ENTRY_TRAMPOLINE stack guard page was hit'
+CALLBACK = 'asm_sysvec_xen_hvm_callback'
+# where the callback vector, taken from user mode, has been seen taken
+# again with interrupts still disabled, on the base alone (docs/e2e.md)
+CALLBACK_ENTRY = (CALLBACK + '+0x0/', 'error_entry+')
+SPIN = ('ktime_get', 'ktime_get_update_offsets_now')
+
+
+def tcg_oops(console):
+    """The TCG death: the trampoline oops whose innermost kernel frame (the
+    last one before the user-mode frame it interrupted) is the callback
+    vector's entry, with EFLAGS.IF clear, itself interrupted by the
+    callback vector."""
+    i = console.find(OOPS)
+    if i < 0:
+        return False
+    oops = console[i:]
+    end = oops.find('---[ end trace')
+    frames, caller = [], ''
+    for line in oops[:end if end > 0 else None].splitlines():
+        m = re.search(r'RIP: (00[13]0|0033):(\S+)', line)
+        if m:
+            frames.append(dict(cs=m.group(1), where=m.group(2), by=caller, flags=None))
+            continue
+        m = re.search(r'EFLAGS: ([0-9a-f]+)', line)
+        if m and frames and frames[-1]['flags'] is None:
+            frames[-1]['flags'] = int(m.group(1), 16)
+            continue
+        m = re.match(r'\[ *[0-9.]+\]  (\S+)$', line)
+        if m:
+            caller = m.group(1)
+    kernel = []
+    for f in frames:
+        if f['cs'] == '0033':
+            break
+        kernel.append(f)
+    if not kernel:
+        return False
+    k = kernel[-1]
+    return (k['where'].startswith(CALLBACK_ENTRY) and k['flags'] is not None
+            and not k['flags'] & 0x200 and k['by'].startswith(CALLBACK + '+'))
+
+
+def tcg_hang(dump):
+    """The TCG hang: every vCPU's RIP in the timekeeping seqcount readers
+    (xenctx: "vcpuN:", then "rip: ADDR SYMBOL+OFF")."""
+    syms, vcpu = {}, None
+    for line in (dump or '').splitlines():
+        m = re.match(r'vcpu(\d+):$', line)
+        if m:
+            vcpu = m.group(1)
+        m = re.match(r'rip: [0-9a-f]+ ?(\S*)', line)
+        if m and vcpu is not None and vcpu not in syms:
+            syms[vcpu] = m.group(1).split('+')[0]
+    return bool(syms) and all(s in SPIN for s in syms.values())
+
+
+def signature(console):
+    """The first BUG/panic line, without its time stamp and addresses."""
+    m = re.search(r'.*(BUG:|Oops|Kernel panic|segfault|double fault).*', console)
+    if not m:
+        return ''
+    s = re.sub(r'^\[ *[0-9.]+\] ', '', m.group(0).strip())
+    return re.sub(r' at ([0-9a-f]{8,}|\(____ptrval____\)) .*', '', s)[:150]
+
+
+def no_topology(d, c, console):
+    """Why a guest printed no topology."""
+    sig = signature(console)
+    died, hung = read(os.path.join(d, c + '.died')), read(os.path.join(d, c + '.timeout'))
+    if died:
+        why = 'crashed: %s%s' % (died.strip(), ': ' + sig if sig else '')
+    elif hung:
+        last = ([l for l in console.splitlines() if l.strip()] or [''])[-1][:120]
+        why = 'hung: %s%s; last line: %s' % (hung.strip(), ': ' + sig if sig else '', last)
+    else:
+        why = 'guest did not print its topology' + (': ' + sig if sig else '')
+    errs = read(os.path.join(d, c + '.xl-list-errors'))
+    if errs:
+        why += '; xl list failed: ' + errs.strip().splitlines()[-1][:100]
+    return why
+
+
+def topo_outcome(conf, case, rec):
+    """One boot of a topology case: ('ok', detail), ('tcg', why: TCG's own
+    death or hang, every line printed right) or ('fail', reason)."""
+    c, out = case['name'], conf['out']
+    d = os.path.join(out, 'out-' + rec['id'])
+    rc = read(os.path.join(d, c + '.create.rc'))
+    if rc is None:
+        return 'fail', rec.get('error') or 'not run (dom0 stopped before it)'
+    if rc.strip() != '0':
+        return 'fail', 'xl create exited %s: %s' % (rc.strip(), first_error(read(os.path.join(d, c + '.create.txt'), '')))
+    console = read(os.path.join(d, c + '.console'))
+    if console is None:
+        return 'fail', 'no guest console log'
+    console = console.replace('\r', '')
+    got, want = guest_lines(console), case['expect'].splitlines()
+    if not re.search(r'^E2E-GUEST-END$', console, re.M):
+        if got != want[:len(got)]:
+            return 'fail', 'topology differs before the guest stopped (want %s, got %s)' % (
+                want[:len(got)], got)
+        why = no_topology(d, c, console)
+        if read(os.path.join(d, c + '.died')) and tcg_oops(console):
+            return 'tcg', why
+        if read(os.path.join(d, c + '.timeout')) and tcg_hang(read(os.path.join(d, c + '.hang.txt'))):
+            return 'tcg', why + ' (vCPUs spinning in %s)' % '/'.join(SPIN)
+        return 'fail', why
+    if got != want:
+        diff = [('< ' + w) for w in want if w not in got][:1] + [('> ' + g) for g in got if g not in want][:1]
+        if len(got) != len(want):
+            return 'fail', 'guest shows %d CPUs, want %d (diff: %s)' % (len(got), len(want), ' '.join(diff))
+        return 'fail', 'topology differs (< want, > got): ' + ' '.join(diff)
+    wf = os.path.join(out, c + '.cpuid-want')
+    write(wf, case['cpuid'])
+    write(os.path.join(out, c + '.console'), console)
+    write(os.path.join(out, c + '.log'), '\n'.join(got) + '\n')
+    rc, line = cpuid_check.check(os.path.join(out, c + '.console'), wf, os.path.join(out, c + '.cpuid'))
+    if rc:
+        return 'fail', 'CPUID: ' + line
+    secs = (read(os.path.join(d, c + '.secs')) or '?').strip()
+    return 'ok', '%d CPUs, CPUID fields as written, %s s' % (len(got), secs)
+
+
+def case_boots(case, boots):
+    """The finished boots that ran CASE, in start order, up to the first
+    one still running."""
+    out = []
+    for b in boots:
+        if case['name'] not in b['cases']:
+            continue
+        if 'secs' not in b:
+            break
+        out.append(b)
+    return out
+
+
+def pvh_runs(conf, sel, boots):
+    """The PVH guest runs of the finished boots, in start order up to the
+    first PVH boot still running: (case, boot, kind, text) each."""
+    runs = []
+    for b in boots:
+        if b['group'] != 'pvh':
+            continue
+        if 'secs' not in b:
+            break
+        for c in sel:
+            if c['group'] == 'pvh' and c['name'] in b['cases']:
+                runs.append((c, b) + topo_outcome(conf, c, b))
+    return runs
+
+
+def pvh_state(conf, sel, boots):
+    """The PVH rule on the runs so far: each case's state, runs, deaths and
+    first good print, and the run's tally.  A case fails at once on anything
+    but TCG's signatures, and when its first M runs all died; every run that
+    ended in a print or a TCG death, in start order, goes into the tally
+    (design()) until it is decided.  A case passes once it printed and the
+    tally passed, and fails when the tally failed."""
+    cases = {c['name']: dict(state='open', ok=0, deaths=0, runs=0, detail='',
+                             why=[], reason='')
+             for c in sel if c['group'] == 'pvh'}
+    run = dict(state='open', ok=0, deaths=0, runs=0, llr=0.0)
+    for c, b, kind, text in pvh_runs(conf, sel, boots):
+        st = cases[c['name']]
+        if st['state'] != 'open':
+            continue
+        st['runs'] += 1
+        if kind == 'fail':
+            st.update(state='fail', reason=text, last=(st['runs'], b['id']))
+            continue
+        if kind == 'ok':
+            st['ok'] += 1
+            st['detail'] = st['detail'] or text
+        else:
+            st['deaths'] += 1
+            st['why'].append((st['runs'], b['id'], text))
+            if not st['ok'] and st['deaths'] >= conf['sprt']['m']:
+                st['state'] = 'fail'
+        if run['state'] == 'open':
+            run['runs'] += 1
+            run['ok' if kind == 'ok' else 'deaths'] += 1
+            run['llr'] += conf['sprt']['down' if kind == 'ok' else 'up']
+            run['state'] = tally(conf, run['llr'], run['runs'])
+    for st in cases.values():
+        if st['state'] == 'open' and run['state'] == 'fail':
+            st['state'] = 'fail'
+        elif st['state'] == 'open' and run['state'] == 'pass' and st['ok']:
+            st['state'] = 'pass'
+    return cases, run
+
+
+def keep_attempt(conf, c, k, bid, why):
+    """A failed boot's evidence as OUT/CASE.bootK.*."""
+    out, d = conf['out'], os.path.join(conf['out'], 'out-' + bid)
+    p = os.path.join(out, '%s.boot%d' % (c, k))
+    for src, suffix in ((os.path.join(d, c + '.console'), '.console'),
+                        (os.path.join(out, 'serial-%s.log' % bid), '.serial.log'),
+                        (os.path.join(d, 'xl-dmesg.txt'), '.xl-dmesg.txt'),
+                        (os.path.join(d, c + '.hang.txt'), '.hang.txt')):
+        text = read(src)
+        if text is not None:
+            write(p + suffix, text.replace('\r', ''))
+    write(p + '.why', why + '\n')
+
+
+# -- verdicts ----------------------------------------------------------------
+def judge_pvh(conf, case, boots):
+    cases, run = pvh_state(conf, conf['sel'], boots)
+    st, c = cases[case['name']], case['name']
+    for k, bid, why in st['why']:
+        keep_attempt(conf, c, k, bid, why)
+    tally = '%d runs, %d TCG deaths; all PVH: %d of %d runs died, LLR %.2f, %s' % (
+        st['runs'], st['deaths'], run['deaths'], run['runs'], run['llr'], rule(conf))
+    if st['state'] == 'pass':
+        return True, '%s; %s' % (st['detail'], tally)
+    if st['reason']:
+        k, bid = st['last']
+        keep_attempt(conf, c, k, bid, st['reason'])
+        return False, '%s (run %d, %s: not a TCG death)' % (st['reason'], k, tally)
+    if st['state'] == 'fail' and not st['ok'] and st['deaths'] >= conf['sprt']['m']:
+        return False, 'no run printed its topology: %s; last: %s' % (tally, st['why'][-1][2])
+    if st['state'] == 'fail':
+        return False, 'PVH guests died too often: %s' % tally
+    return False, 'undecided after %s' % tally
+
+
+def judge_topo(conf, case, boots):
+    if case['group'] == 'pvh':
+        return judge_pvh(conf, case, boots)
+    b = case_boots(case, boots)[-1]
+    kind, text = topo_outcome(conf, case, b)
+    if kind != 'ok':
+        keep_attempt(conf, case['name'], 1, b['id'], text)
+    return kind == 'ok', text
+
+
+def boot_of(case, boots):
+    return case_boots(case, boots)[-1]
+
+
+def created(conf, case, boots):
+    """The case's last boot: (results dir, xl create's exit status, stripped,
+    or None when dom0 stopped before it, its output) and the boot."""
+    b = boot_of(case, boots)
+    d = os.path.join(conf['out'], 'out-' + b['id'])
+    rc = read(os.path.join(d, case['name'] + '.create.rc'))
+    txt = read(os.path.join(d, case['name'] + '.create.txt'), '')
+    return d, None if rc is None else rc.strip(), txt, b
+
+
+def judge_bad(conf, case, boots):
+    c = case['name']
+    d, rc, txt, b = created(conf, case, boots)
+    if rc is None:
+        return False, b['error'] or 'not run (dom0 stopped before it)'
+    lst = read(os.path.join(d, c + '.xl-list.txt'), '')
+    write(os.path.join(conf['out'], c + '.log'), '# xl create /e2e/cases/%s.cfg: exit %s\n%s# xl list afterwards\n%s'
+          % (c, rc, txt, lst))
+    others = [l for l in lst.splitlines() if not re.match(r'(Name|Domain-0) ', l)]
+    hit = re.search('.*(' + case['expect'] + ').*', txt, re.I)
+    if rc == '0':
+        return False, 'xl create accepted the configuration (domain created)'
+    if any(l.startswith(c + ' ') for l in lst.splitlines()):
+        return False, 'xl create failed but left domain %s behind' % c
+    if others:
+        return False, 'a domain other than Domain-0 exists after the refusal: ' + others[0]
+    if not hit:
+        return False, 'refused (rc %s) without the expected message /%s/: %s' % (rc, case['expect'], first_error(txt))
+    return True, 'refused: ' + re.sub(r'^.*(cpu_topology)', r'\1', hit.group(0))[:110]
+
+
+def judge_save(conf, case, boots):
+    c = case['name']
+    d, rc, txt, b = created(conf, case, boots)
+    if rc is None:
+        return False, b['error'] or 'not run (dom0 stopped before it)'
+    save = read(os.path.join(d, c + '.save.txt'), '')
+    src, lst = (read(os.path.join(d, c + '.save.rc')) or '').strip(), read(os.path.join(d, c + '.xl-list.txt'), '')
+    write(os.path.join(conf['out'], c + '.log'), '# xl create: exit %s\n%s# xl save: exit %s\n%s# xl list afterwards\n%s'
+          % (rc, txt, src, save, lst))
+    if rc != '0':
+        return False, 'xl create exited %s: %s' % (rc, first_error(txt))
+    st = next((l.split()[4] for l in lst.splitlines() if l.split()[:1] == [c] and len(l.split()) > 4), '')
+    hit = re.search('.*(' + case['expect'] + ').*', save, re.I)
+    if src == '0':
+        return False, 'xl save accepted a guest with vNUMA'
+    if not hit:
+        return False, 'xl save failed without the expected message /%s/: %s' % (case['expect'], first_error(save))
+    if not st:
+        return False, 'the guest is gone after the refused xl save'
+    if re.search('[pscd]', st):
+        return False, 'the guest is not running after the refused xl save: state ' + st
+    return True, 'xl save refused, guest left in state %s: %s' % (st, hit.group(0).strip()[:100])
+
+
+def judge_domctl(conf, case, boots):
+    c = case['name']
+    d, rc, txt, b = created(conf, case, boots)
+    if rc is None:
+        return False, b['error'] or 'not run (dom0 stopped before it)'
+    got = read(os.path.join(d, c + '.steps.txt'), '')
+    write(os.path.join(conf['out'], c + '.log'), '# xl create -p: exit %s\n%s# apic-ids steps\n%s' % (rc, txt, got))
+    if rc != '0':
+        return False, 'xl create -p exited %s: %s' % (rc, first_error(txt))
+    if got.strip() == case['expect'].strip():
+        return True, ', '.join(l.split(': ', 1)[1] for l in got.strip().splitlines())
+    w, g = case['expect'].strip().splitlines(), got.strip().splitlines()
+    diff = [('< ' + x) for x in w if x not in g][:1] + [('> ' + x) for x in g if x not in w][:1]
+    return False, 'Xen answered otherwise (< want, > got): ' + ' '.join(diff)
+
+
+def live_vs_file(d, whole):
+    """The live pi-stats in dom0 exited 0, printed interval reports, and its
+    final report equals the file's but for the input's name."""
+    rc = (read(os.path.join(d, 'trace.live.rc')) or '?').strip()
+    if rc != '0':
+        err = (read(os.path.join(d, 'trace.live.stderr')) or '').strip().splitlines()
+        return False, 'exited %s: %s' % (rc, err[-1] if err else '')
+    lines = (read(os.path.join(d, 'trace.live.json')) or '').splitlines()
+    if not lines:
+        return False, 'no output'
+    try:
+        objs = [json.loads(l) for l in lines]
+    except ValueError as e:
+        return False, 'output is not one JSON object per line: %s' % e
+    live, interval = objs[-1], objs[:-1]
+    if not interval or any('interval' not in o for o in interval):
+        return False, '%d interval reports before the final one' % len(interval)
+    for o in (live, whole):
+        for i in o.get('inputs', []):
+            i.pop('name', None)
+    if live != whole:
+        diff = [k for k in sorted(set(live) | set(whole)) if live.get(k) != whole.get(k)]
+        return False, "final report differs from the file's in: " + ' '.join(diff)
+    return True, 'live pi-stats = file (%d interval reports, %d records)' % (len(interval), live['records'])
+
+
+def trace_tools(conf, tr):
+    """pi-stats, xenalyze --summary and xentrace_format on the copy: their
+    outputs in OUT/trace.*, and the first failure, if any."""
+    out, ps = conf['out'], conf['pi_stats']
+    mk = run(['make', '-s', '-C', os.path.join(TOP, 'tools/pi-stats')])
+    if mk.returncode or not os.access(ps, os.X_OK):
+        return 'pi-stats does not build: ' + (mk.stderr.strip().splitlines() or [''])[-1]
+    r = run([ps, tr])
+    write(os.path.join(out, 'trace.pi-stats.txt'), r.stdout + r.stderr)
+    if r.returncode:
+        return 'pi-stats exited %d' % r.returncode
+    r = run([ps, '--json', tr])
+    write(os.path.join(out, 'trace.pi-stats.json'), r.stdout)
+    if r.returncode:
+        return 'pi-stats --json exited %d' % r.returncode
+    r = run([os.path.join(conf['inst'], 'usr/bin/xenalyze'), '--summary', tr], timeout=300)
+    write(os.path.join(out, 'trace.xenalyze.txt'), r.stdout + r.stderr)
+    if r.returncode:
+        return 'xenalyze --summary exited %d' % r.returncode
+    with open(tr, 'rb') as f:
+        r = subprocess.run(['/usr/bin/python3', os.path.join(conf['inst'], 'usr/bin/xentrace_format'),
+                            os.path.join(conf['tree'], 'tools/xentrace/formats')],
+                           stdin=f, capture_output=True, timeout=300)
+    write(os.path.join(out, 'trace.xentrace_format.txt'), r.stdout.decode(errors='replace'))
+    if r.returncode:
+        return 'xentrace_format exited %d: %s' % (r.returncode, r.stderr.decode(errors='replace').strip()[-100:])
+    return ''
+
+
+def judge_trace(conf, case, boots):
+    """The trace came out whole; pi-stats, xenalyze, xentrace_format and the
+    independent decoder read it and agree; the live report equals the file's."""
+    b = boot_of(case, boots)
+    out, d = conf['out'], os.path.join(conf['out'], 'out-' + b['id'])
+    tr = os.path.join(out, 'trace.xentrace')
+    rc = read(os.path.join(d, 'trace.rc'))
+    if rc is None:
+        return False, b['error'] or 'xentrace did not run (dom0 stopped before it)'
+    if rc.strip() != '0':
+        err = [l for l in (read(os.path.join(d, 'trace.stderr')) or '').splitlines()
+               if not l.startswith('change evtmask')]
+        return False, 'xentrace exited %s: %s' % (rc.strip(), ' '.join(err))
+    src = os.path.join(d, 'trace.xentrace')
+    if not os.path.exists(src) or not os.path.getsize(src):
+        return False, 'xentrace wrote nothing'
+    shutil.copy(src, tr)
+    if sha256(tr) != (read(os.path.join(d, 'trace.sha256')) or '').split(' ')[0]:
+        return False, "trace sha256 differs from dom0's: damaged on the way out"
+    try:
+        with open(tr, 'rb') as f:
+            xt = xtcount.walk(f.read())
+    except ValueError as e:
+        return False, 'independent decoder: %s' % e
+    write(os.path.join(out, 'trace.xtcount.json'), json.dumps(xt, sort_keys=True) + '\n')
+    why = trace_tools(conf, tr)
+    if why:
+        return False, why
+    ps = json.loads(read(os.path.join(out, 'trace.pi-stats.json')))
+    fmt = sum(1 for l in read(os.path.join(out, 'trace.xentrace_format.txt')).splitlines() if ' cpu_change ' not in l)
+    write(os.path.join(out, 'trace.log'), '== trace: %d bytes, recorded in dom0 with: %s, stopped after %s\n'
+          '== record counts: pi-stats %d, xtcount %d, xentrace_format %d\n== windows: pi-stats %d, xtcount %d\n'
+          % (os.path.getsize(tr), (read(os.path.join(d, 'trace.cmd')) or '').strip(),
+             (read(os.path.join(d, 'trace.stopped')) or '?').strip(), ps['records'], xt['records'], fmt,
+             ps['windows'], xt['windows']))
+    for line in read(os.path.join(out, 'trace.pi-stats.txt')).splitlines():
+        log('  ' + line)
+    domid = (read(os.path.join(d, 'trace.domid')) or '').strip()
+    if ps['records'] != xt['records']:
+        return False, 'record counts differ: pi-stats %d, independent decoder %d' % (ps['records'], xt['records'])
+    if fmt != xt['records']:
+        return False, 'record counts differ: xentrace_format %d, independent decoder %d' % (fmt, xt['records'])
+    if ps['windows'] != xt['windows']:
+        return False, 'window counts differ: pi-stats %d, decoder %d' % (ps['windows'], xt['windows'])
+    if ps['corrupt_bytes'] or ps['truncated_bytes']:
+        return False, 'pi-stats: corrupt %d / truncated %d bytes' % (ps['corrupt_bytes'], ps['truncated_bytes'])
+    if xt['records'] < 1000:
+        return False, 'only %d records: xentrace recorded next to nothing' % xt['records']
+    ok, live = live_vs_file(d, ps)
+    if not ok:
+        return False, 'live pi-stats in dom0: ' + live
+    if not re.search(r'^\|-- Domain %s --\|' % re.escape(domid or '?'), read(os.path.join(out, 'trace.xenalyze.txt')), re.M):
+        return False, ('xenalyze --summary shows no activity of the traced guest (domain %s): the trace '
+                       'missed its boot' % (domid or 'id unknown'))
+    return True, ('%d bytes, %d records in %d windows on %d pCPUs, %d lost; pi-stats = xtcount = '
+                  'xentrace_format; %s' % (os.path.getsize(tr), xt['records'], xt['windows'], xt['pcpus'],
+                                           xt['lost_records'], live))
+
+
+JUDGES = {'topo': judge_topo, 'bad': judge_bad, 'save': judge_save,
+          'domctl': judge_domctl, 'trace': judge_trace}
+
+
+def verdicts(conf, sel, boots):
+    """One verdict line per selected case; the names of the failed ones."""
+    failed = []
+    for case in sel:
+        if not case_boots(case, boots):
+            ok, text = False, 'no results of its boot in %s' % conf['out']
+        else:
+            b = case_boots(case, boots)[-1]
+            d = os.path.join(conf['out'], 'out-' + b['id'])
+            marker = 'trace.rc' if case['kind'] == 'trace' else case['name'] + '.create.rc'
+            if b['error'] and not os.path.exists(os.path.join(d, marker)) and case['group'] != 'pvh':
+                ok, text = False, b['error']
+            else:
+                try:
+                    ok, text = JUDGES[case['kind']](conf, case, boots)
+                except (OSError, ValueError, KeyError, subprocess.SubprocessError) as e:
+                    ok, text = False, 'judging failed: %s: %s' % (type(e).__name__, e)
+        emit('e2e: %s %s%s' % ('PASS' if ok else 'FAIL', case['name'],
+                               (' (%s)' % text if ok else ': ' + text)))
+        if not ok:
+            failed.append(case['name'])
+    return failed
+
+
+# -- modes -------------------------------------------------------------------
+def shell(conf, kern):
+    print('e2e: shell: Xen + dom0 on this terminal; dom0 shell when ready.')
+    print("e2e: guest configs in /e2e/cases/*.cfg; 'exit' powers off; Ctrl-a x kills QEMU")
+    img = os.path.join(conf['out'], 'out-shell.img')
+    with open(img, 'wb') as f:
+        f.truncate(512 << 20)
+    argv = qemu_argv(conf, 'amd', 'mon:stdio') + [
+        '-initrd', '%s %s e2e.boot=shell e2e.mode=shell,%s/dom0.img' % (
+            kern[data.DOM0_KERNEL]['vmlinuz'], DOM0_CMDLINE, conf['out']),
+        '-drive', 'file=%s,format=raw,if=virtio' % img]
+    os.execvpe(argv[0], argv, qemu_env(conf))
+
+
+def prepare(conf):
+    """Prerequisites, kernels, images: the kernels."""
+    prerequisites(conf)
+    kern = kernels(conf)
+    images(conf, kern)
+    return kern
+
+
+def main_run(conf, mode):
+    t0 = time.time()
+    sel = conf['sel'] = selection(conf)
+    os.makedirs(conf['out'], exist_ok=True)
+    if mode == 'tap':
+        OUT_STATE['tap'] = True
+        OUT_STATE['log'] = open(os.path.join(conf['out'], 'run.log'), 'w')
+    try:
+        log('PVH cases judged by their death rate: %s (emulator %s: %s)'
+            % (rule(conf), conf['emu']['name'], conf['emu']['measured']))
+        if mode == 'verdicts':
+            boots = json.loads(read(os.path.join(conf['out'], 'boots.json'), '[]'))
+        else:
+            kern = prepare(conf)
+            if mode == 'shell':
+                shell(conf, kern)
+            for f in glob.glob(os.path.join(conf['out'], '*.boot[0-9]*')) + \
+                    glob.glob(os.path.join(conf['out'], 'serial-*.log')) + \
+                    glob.glob(os.path.join(conf['out'], 'qemu-*.txt')):
+                os.remove(f)
+            for d in glob.glob(os.path.join(conf['out'], 'out-*')):
+                shutil.rmtree(d, ignore_errors=True)
+            boots = run_boots(conf, sel, kern)
+    except Setup as e:
+        emit('e2e: FAIL setup: %s' % e)
+        print('e2e: failed: setup', file=sys.stderr)
+        return 1
+    failed = verdicts(conf, sel, boots)
+    wall = int(time.time() - t0)
+    if mode != 'verdicts':
+        write(os.path.join(conf['out'], 'wall-seconds'), '%d\n' % wall)
+        log('wall time %d s' % wall)
+    pvh = [b for b in boots if b['group'] == 'pvh']
+    log('boots: %s' % ' '.join('%s %ss' % (b['id'], b.get('secs', '?')) for b in boots))
+    if pvh:
+        log('PVH: %d boots, %d guest runs, %d s of QEMU time' % (
+            len(pvh), sum(len(b['cases']) for b in pvh), sum(b.get('secs', 0) for b in pvh)))
+    log('results in %s (serial logs: serial-*.log)' % conf['out'])
+    if OUT_STATE['tap']:
+        print('1..%d' % OUT_STATE['n'], flush=True)
+    if failed:
+        print('e2e: failed: ' + ' '.join(failed), file=sys.stderr)
+        return 1
+    return 0
+
+
+# -- flake: where do PVH guests' deaths come from ----------------------------
+# Variants (E2E_FLAKE_VARIANTS, default "g"):
+#   g  the PVH cases as the boot test runs them (all in one boot, E2E_JOBS
+#      boots at once) on Xen built from the base alone (build/xen-stock),
+#      without their vnuma and cpu_topology lines (the base cannot build a
+#      PVH guest with vnuma): the p0 of cases.EMULATORS
+#   a  pvh-default alone on the base alone
+#   b  pvh-default alone on the series (build/xen)
+#   c  pvh-vnuma-aligned alone on the series
+# each with knobs after '+': xen:ARG, guest:ARG, cpu:MODEL, qemu:PATH,
+# cfg:LINE (e.g. c+xen:hap=0, b+cfg:cpus="2-3").  A guest run counts as
+# printed once the guest printed its end line, whatever its topology.
+FLAKE = {'g': ('stock', None), 'a': ('stock', 'pvh-default'),
+         'b': ('series', 'pvh-default'), 'c': ('series', 'pvh-vnuma-aligned')}
+
+
+def flake_variant(v, root):
+    """The environment of variant V's boots, or None if V is unknown."""
+    base, _, knobs = v.partition('+')
+    if base not in FLAKE:
+        return None
+    tree, case = FLAKE[base]
+    pvh = ' '.join(c['name'] for c in data.CASES if c['group'] == 'pvh')
+    env = dict(os.environ, TREE=os.path.join(TOP, data.TREES[tree]), E2E_CASES=case or pvh,
+               E2E_OUT=os.path.join(root, re.sub(r'[^A-Za-z0-9=.-]', '_', v)),
+               E2E_PLAIN='' if case else '1')
+    extra = {'xen': [], 'guest': [], 'cfg': []}
+    for knob in filter(None, knobs.split('+')):
+        key, _, val = knob.partition(':')
+        if not val or key not in ('xen', 'guest', 'cfg', 'cpu', 'qemu'):
+            return None
+        if key in extra:
+            extra[key].append(val)
+        else:
+            env['E2E_CPU_AMD' if key == 'cpu' else 'E2E_QEMU'] = val
+    env.update(E2E_XEN_EXTRA=' '.join(extra['xen']), E2E_GUEST_EXTRA=' '.join(extra['guest']),
+               E2E_GUEST_CFG=';'.join(extra['cfg']))
+    return env
+
+
+def fisher(x, n, y, m):
+    """One-sided Fisher exact test: P(at least X of N failures) when both
+    variants fail alike, Y of M the other."""
+    k = x + y
+    return sum(math.comb(n, i) * math.comb(m, k - i) for i in range(x, min(n, k) + 1)) / math.comb(n + m, k)
+
+
+def flake_boot(conf, cases, kern, i):
+    """Fresh boot I of the guests CASES: (case, outcome, signature) each."""
+    rec = dict(id='run-%d' % i, group='pvh', k=i, cpu='amd', seq=0,
+               cases=[c['name'] for c in cases])
+    rec.update(boot(conf, rec, kern[data.DOM0_KERNEL]['vmlinuz']))
+    d = os.path.join(conf['out'], 'out-' + rec['id'])
+    res = []
+    for case in cases:
+        console = read(os.path.join(d, case['name'] + '.console'), '').replace('\r', '')
+        if re.search(r'^E2E-GUEST-END$', console, re.M):
+            res.append((case['name'], 'ok', ''))
+            continue
+        # judged as a death only: whatever lines it printed are right
+        lines = guest_lines(console)
+        kind, text = topo_outcome(conf, dict(case, expect='\n'.join(lines) + '\n'), rec)
+        outcome = 'crash' if text.startswith('crashed') else 'hang' if text.startswith('hung') else 'other'
+        res.append((case['name'], outcome, ('TCG ' if kind == 'tcg' else '') + text))
+    return res
+
+
+def flake(runs):
+    root = os.path.abspath(os.environ.get('E2E_FLAKE_OUT') or os.path.join(TOP, 'build/e2e-flake'))
+    vs = (os.environ.get('E2E_FLAKE_VARIANTS') or 'g').split()
+    envs = {v: flake_variant(v, root) for v in vs}
+    if None in envs.values():
+        print('e2e-flake: unknown variant in %s (see e2e.py, FLAKE)' % ' '.join(vs), file=sys.stderr)
+        return 2
+    confs, kern, cases = {}, {}, {}
+    try:
+        for v in vs:
+            confs[v] = config(envs[v])
+            kern[v] = prepare(confs[v])
+            names = envs[v]['E2E_CASES'].split()
+            cases[v] = [c for c in data.CASES if c['name'] in names]
+    except Setup as e:
+        print('e2e-flake: %s (make xen-debug tools xen-stock)' % e, file=sys.stderr)
+        return 1
+    jobs = confs[vs[0]]['jobs']
+    t0, res = time.time(), {v: [] for v in vs}
+    print('e2e-flake: %d boots per variant (%s), in turns, %d at once; results in %s'
+          % (runs, ' '.join(vs), jobs, root), flush=True)
+    turns = [(i, v) for i in range(1, runs + 1) for v in vs]
+    with cf.ThreadPoolExecutor(jobs) as ex:
+        futs = {ex.submit(flake_boot, confs[v], cases[v], kern[v], i): (i, v) for i, v in turns}
+        for f in cf.as_completed(futs):
+            i, v = futs[f]
+            for name, outcome, sig in f.result():
+                res[v].append((i, name, outcome, sig))
+                print('e2e-flake: %s boot %d %s: %s%s' % (v, i, name, outcome,
+                                                          ': ' + sig if sig else ''), flush=True)
+    lines = ['', 'e2e-flake: %d fresh boots per variant, %d at once, %d min, %s, %d cores, load %s' % (
+        runs, jobs, (time.time() - t0) // 60, time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime()),
+        os.cpu_count(), ' '.join(read('/proc/loadavg').split()[:3]))]
+    fails, total = {}, {}
+    for v in vs:
+        cnt = lambda o: sum(1 for r in res[v] if r[2] == o)  # noqa: E731
+        total[v] = len(res[v])
+        fails[v] = total[v] - cnt('ok')
+        tcg = sum(1 for r in res[v] if r[3].startswith('TCG '))
+        lines.append('%s: %d/%d guest runs failed (crash %d, hang %d, other %d; %d with TCG\'s '
+                     'signatures), cases %s' % (v, fails[v], total[v], cnt('crash'), cnt('hang'),
+                                               cnt('other'), tcg, ' '.join(c['name'] for c in cases[v])))
+        lines += ['    boot %d %s %s %s' % r for r in sorted(res[v]) if r[2] != 'ok']
+    for v in vs[1:]:
+        lines.append('%s vs %s: %d/%d vs %d/%d failed, one-sided Fisher p = %.3f' % (
+            v, vs[0], fails[v], total[v], fails[vs[0]], total[vs[0]],
+            fisher(fails[v], total[v], fails[vs[0]], total[vs[0]])))
+    lines.append('p0 (cases.EMULATORS) from variant %s: %d/%d = %.2f'
+                 % (vs[0], fails[vs[0]], total[vs[0]], fails[vs[0]] / total[vs[0]]))
+    write(os.path.join(root, 'summary.txt'), '\n'.join(lines) + '\n')
+    print('\n'.join(lines), flush=True)
+    return 0
+
+
+def main(argv):
+    args = argv[1:]
+    if args[:1] in (['-h'], ['--help']):
+        print(__doc__)
+        return 0
+    if args[:1] == ['--flake']:
+        if len(args) > 2 or (len(args) == 2 and not args[1].isdigit()) or args[1:] == ['0']:
+            print('usage: e2e.py --flake [RUNS]', file=sys.stderr)
+            return 2
+        return flake(int(args[1]) if len(args) == 2 else 10)
+    modes = {(): 'run', ('--tap',): 'tap', ('--shell',): 'shell', ('--verdicts',): 'verdicts'}
+    if tuple(args) not in modes:
+        print('usage: e2e.py [--tap | --shell | --verdicts | --flake [RUNS]]', file=sys.stderr)
+        return 2
+    try:
+        conf = config()
+    except (Setup, ValueError) as e:
+        print('e2e: %s' % e, file=sys.stderr)
+        return 2
+    return main_run(conf, modes[tuple(args)])
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv))
