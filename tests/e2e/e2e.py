@@ -127,6 +127,10 @@ def emulator(env):
             e['firmware'] = share
     if env.get('E2E_P0'):
         e['p0'], e['measured'] = float(env['E2E_P0']), 'E2E_P0'
+    else:
+        e['p0'] = round(upper_bound(e['deaths'], e['runs'], data.PVH_CONF), 2)
+        e['measured'] = '%d of %d died, %s; p0 its %g upper bound' % (
+            e['deaths'], e['runs'], e['measured'], data.PVH_CONF)
     return e
 
 
@@ -173,6 +177,18 @@ def selection(conf):
 def binom_cdf(k, n, p):
     """P(X <= k), X ~ Binomial(n, p)."""
     return sum(math.comb(n, i) * p ** i * (1 - p) ** (n - i) for i in range(k + 1))
+
+
+def upper_bound(k, n, conf):
+    """The one-sided upper CONF confidence bound (Clopper-Pearson) of a
+    rate of K in N: the p at which K or fewer happen with 1 - CONF."""
+    if k >= n:
+        return 1.0
+    lo, hi = k / n, 1.0
+    for _ in range(50):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if binom_cdf(k, n, mid) > 1 - conf else (lo, mid)
+    return hi
 
 
 def design(p0, cases, alpha=data.PVH_ALPHA, power=data.PVH_POWER):
@@ -1372,7 +1388,7 @@ def flake(runs):
         lines.append('%s vs %s: %d/%d vs %d/%d failed, one-sided Fisher p = %.3f' % (
             v, vs[0], fails[v], total[v], fails[vs[0]], total[vs[0]],
             fisher(fails[v], total[v], fails[vs[0]], total[vs[0]])))
-    lines.append('p0 (cases.EMULATORS) from variant %s: %d/%d = %.2f'
+    lines.append('deaths, runs (cases.EMULATORS) from variant %s: %d, %d (%.2f)'
                  % (vs[0], fails[vs[0]], total[vs[0]], fails[vs[0]] / total[vs[0]]))
     write(os.path.join(root, 'summary.txt'), '\n'.join(lines) + '\n')
     print('\n'.join(lines), flush=True)
