@@ -3,11 +3,13 @@
 
 TOP := $(CURDIR)
 BUILD := $(TOP)/build
-TREE := $(BUILD)/xen
+# The Xen release the series is applied to: 4.17, 4.20 or master (README).
+BASE ?= 4.17
+TREE := $(BUILD)/xen$(if $(filter-out 4.17,$(BASE)),-$(BASE))
 JOBS ?= $(shell nproc)
 # The builds themselves need no network: prove it whenever we can.
 NONET ?= $(shell unshare -n true 2>/dev/null && echo unshare -n)
-export JOBS NONET XEN_SRC
+export JOBS NONET XEN_SRC BASE TREE
 
 .PHONY: help deps tree pq-import pq-export xen xen-debug xen-release tools \
 	series-check pi-stats pi-harness e2e e2e-shell e2e-flake xen-stock bench \
@@ -19,7 +21,7 @@ help:
 	@echo "make xen           patched hypervisor, debug=y and release"
 	@echo "make tools         patched tools, installed into build/xen/dist/install"
 	@echo "make pq-import     build/xen = base + one git commit per patch"
-	@echo "make pq-export     regenerate patches/ and patches/series from build/xen"
+	@echo "make pq-export     regenerate patches/BASE from the tree"
 	@echo "make series-check  build after each patch in turn; name the first that breaks"
 	@echo "make pi-stats      build tools/pi-stats/pi-stats"
 	@echo "make pi-harness    run the PI blocking-list harness scenarios (build/pi-harness)"
@@ -30,7 +32,8 @@ help:
 	@echo "make bench         pi-stats vs xenalyze, and the harness figures"
 	@echo "make fuzz          libFuzzer on the pi-stats reader (FUZZ_SECONDS=60)"
 	@echo "make model         Spin: the PI blocking-list model, and its mutants rejected"
-	@echo "XEN_SRC=/path      use your own Xen 4.17 tree as the base"
+	@echo "BASE=4.20|master   the series for another Xen (default 4.17); tree build/xen-BASE"
+	@echo "XEN_SRC=/path      use your own Xen tree (or a tarball of one) as the base"
 
 deps:
 	@scripts/deps.sh build
@@ -111,19 +114,22 @@ demo: pi-harness pi-stats
 	  build/pi-harness/nic-128on1-on.xentrace
 	@echo
 	@echo "harness summary: build/pi-harness/summary.json"
-	@echo "demo: now building the patched Xen ($$(wc -l < patches/series) patches, several minutes;" \
+	@echo "demo: now building the patched Xen ($$(wc -l < patches/$(BASE)/series) patches, several minutes;" \
 	  "Ctrl-C stops only this, 'make xen tools' builds it later)"
 	@$(MAKE) -s --no-print-directory xen tools
 	@echo "patched Xen: hypervisor build/xen/xen/xen.gz (debug=y)," \
 	  "build/xen-release/xen/xen.gz (release), tools build/xen/dist/install/"
 
+# The suite is 4.17's; tests/bases/bases.t applies, builds and unit-tests
+# the 4.20 and master queues (XEN_SRC_4_20, XEN_SRC_MASTER).
 # tests/series/series-check.t runs last: it builds build/xen after each
 # patch in turn, trusting no earlier build, and leaves it at the series.
 check: deps
+	$(if $(filter-out 4.17,$(BASE)),$(error make check is 4.17's suite, and tests the other bases itself (tests/bases/bases.t): run it without BASE=$(BASE)))
 	@scripts/deps.sh e2e model
 	@$(MAKE) -s --no-print-directory xen tools pi-stats
 	@prove -f tests/foundation/*.t tools/pi-stats/tests/pi-stats.t \
 	    tests/sanitizers/*.t tests/topology/*.t tests/xentrace/*.t \
 	    tests/pi-harness/*.t \
 	    tests/model/*.t \
-	    tests/e2e/*.t tests/series/*.t
+	    tests/e2e/*.t tests/bases/*.t tests/series/*.t

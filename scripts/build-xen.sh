@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Build the patched tree at build/xen.
+# Build the patched tree TREE (default build/xen).
 #
-#   build-xen.sh hypervisor debug    build/xen/xen/xen{,.gz}, CONFIG_DEBUG=y
-#   build-xen.sh hypervisor release  build/xen-release/xen/xen{,.gz}, defconfig
-#   build-xen.sh tools               build/xen/dist/install
-#   build-xen.sh stock               build/xen-stock: build/xen's base (no patch
-#                                    of the series), debug hypervisor and tools
+#   build-xen.sh hypervisor debug    TREE/xen/xen{,.gz}, CONFIG_DEBUG=y
+#   build-xen.sh hypervisor release  TREE-release/xen/xen{,.gz}, defconfig
+#   build-xen.sh tools               TREE/dist/install
+#   build-xen.sh stock               TREE-stock: TREE's base (no patch of the
+#                                    series), debug hypervisor and tools
 #
 # Each build says when it starts (naming its log) and how long it took.
 # Builds are incremental.  What was built last is only marked as done
@@ -51,7 +51,7 @@ mark_ok() {
 hypervisor() {
     local flavour=$1 dir=$TREE ok
     if [ "$flavour" = release ]; then
-        dir=$top/build/xen-release
+        dir=$TREE-release
         # A second checkout of the same commit: an in-tree build of its own,
         # updated file by file so that it stays incremental.
         # (After a fresh import of build/xen, an old checkout is orphaned.)
@@ -116,7 +116,7 @@ tools() {
 # The base alone, for comparing with stock Xen (tests/e2e/e2e.py --flake): a
 # checkout of build/xen's "base" tag, built in its own directory.
 stock() {
-    local dir=$top/build/xen-stock base
+    local dir=$TREE-stock base
     base=$(git -C "$TREE" rev-parse -q --verify 'base^{commit}') ||
         die "$TREE has no base tag (run 'make pq-import')"
     if [ "$(git -C "$dir" rev-parse -q --verify HEAD 2>/dev/null)" != "$base" ]; then

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Fetch the Xen base (Debian bookworm's xen source package) through a private
-# apt configuration, verify it and unpack the pristine orig tarball into a
-# directory.  The machine's own apt sources are read, never edited.
+# Fetch the Xen base, the xen source package of a Debian release, through a
+# private apt configuration, verify it and unpack the pristine orig tarball
+# into a directory.  The machine's own apt sources are read, never edited.
+# BASE (default 4.17) picks the release: 4.17 is Debian 12 (bookworm), 4.20
+# Debian 13 (trixie).
 #
 # usage: fetch-base.sh CACHE_DIR DEST_DIR
 #        fetch-base.sh --version CACHE_DIR
@@ -14,16 +16,18 @@
 #   --sources  print the deb-src lines the private apt would use (from the
 #              machine's sources, see below); no network
 #
-# The pin (PIN_VERSION below): xen=4.17.5+72-g01140da4e8-1, whose orig
-# tarball must have the sha256 PIN_SHA256.  When the Debian mirrors no
-# longer offer the requested version (Debian's pool drops a bookworm version
-# once a point release replaces it), the newest xen 4.17.x source that
-# bookworm, bookworm-updates or bookworm-security offer and that downloads
-# is used instead, with one line on stderr saying so.  Its integrity is
-# apt's: every private deb-src line is signed-by= a keyring (the machine's
-# entry's, else the Debian archive keyring), so apt checks the .dsc and the
-# tarball against Debian's signed index; the orig tarball is the one the
-# .dsc names.  Nothing that is not 4.17.x is ever used.
+# The pins (PIN_VERSION below): for 4.17 xen=4.17.5+72-g01140da4e8-1, whose
+# orig tarball must have the sha256 PIN_SHA256; for 4.20
+# xen=4.20.4+63-g7abfd2bce2-0+deb13u1 (no sha256 pinned: apt's check below is
+# the only one).  When the Debian mirrors no longer offer the requested
+# version (Debian's pool drops a version once a point release replaces it),
+# the newest xen BASE.x source that the release, its -updates or its
+# -security suite offer and that downloads is used instead, with one line on
+# stderr saying so.  Its integrity is apt's: every private deb-src line is
+# signed-by= a keyring (the machine's entry's, else the Debian archive
+# keyring), so apt checks the .dsc and the tarball against Debian's signed
+# index; the orig tarball is the one the .dsc names.  Nothing that is not
+# BASE.x is ever used.
 #
 # CACHE_DIR/base.txt records the base last unpacked, one "key value" a line:
 #   requested  the version asked for (XEN_DEB_VERSION, default the pin)
@@ -33,10 +37,12 @@
 # Later runs with the same request reuse it without the network.  Remove
 # base.txt to look for a newer fallback.
 #
-# The mirror is the one the machine's apt sources name for Debian bookworm
-# main: deb822 stanzas (sources.list.d/*.sources, "Enabled: no" skipped) and
-# one-line entries (sources.list, sources.list.d/*.list).  URIs given for
-# bookworm-updates and bookworm-security are used too.
+# The mirror is the one the machine's apt sources name for the release's
+# main (or, when they name only the other of bookworm and trixie, the same
+# URIs with the release's suites): deb822 stanzas (sources.list.d/*.sources,
+# "Enabled: no" skipped) and one-line entries (sources.list,
+# sources.list.d/*.list).  URIs given for its -updates and -security suites
+# are used too.
 #
 # Environment: XEN_DEB_VERSION (default the pin), XEN_ORIG_SHA256 (sha256 the
 # requested version's orig tarball must have; default the pin's for the pin),
@@ -44,9 +50,22 @@
 # Exit status: 0 done, 1 failed (one line on stderr; DEST_DIR not created).
 set -euo pipefail
 
-PIN_VERSION=4.17.5+72-g01140da4e8-1
-PIN_ORIG=xen_4.17.5+72-g01140da4e8.orig.tar.xz
-PIN_SHA256=53922f4d0a02c577f2ea9d63f65989cd88715779eebeed879ca1d314103ee06e
+BASE=${BASE:-4.17}
+case $BASE in
+4.17)
+    CODENAME=bookworm
+    PIN_VERSION=4.17.5+72-g01140da4e8-1
+    PIN_ORIG=xen_4.17.5+72-g01140da4e8.orig.tar.xz
+    PIN_SHA256=53922f4d0a02c577f2ea9d63f65989cd88715779eebeed879ca1d314103ee06e ;;
+4.20)
+    CODENAME=trixie
+    PIN_VERSION=4.20.4+63-g7abfd2bce2-0+deb13u1
+    PIN_ORIG=xen_4.20.4+63-g7abfd2bce2.orig.tar.xz
+    PIN_SHA256= ;;
+*)
+    echo "fetch-base: BASE=$BASE: Debian has no xen source for it (4.17, 4.20)" >&2
+    exit 1 ;;
+esac
 DEBIAN_KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 
 XEN_DEB_VERSION=${XEN_DEB_VERSION:-$PIN_VERSION}
@@ -89,10 +108,10 @@ verify() {
     [ "$sum" = "$2" ] || die "$1: sha256 $sum does not match $3 $2"
 }
 
-# Debian bookworm URIs of the apt configuration under $APT_ETC, one
-# "suite uri keyring" a line for bookworm, bookworm-updates and
-# bookworm-security main ("-" when the entry names no keyring file).
-apt_bookworm_uris() {
+# Debian bookworm and trixie URIs of the apt configuration under $APT_ETC,
+# one "suite uri keyring" a line for each release and its -updates and
+# -security suites, main ("-" when the entry names no keyring file).
+apt_debian_uris() {
     local f
     # apt's order: sources.list, then sources.list.d in name order.
     for f in "$APT_ETC"/sources.list "$APT_ETC"/sources.list.d/*; do
@@ -116,7 +135,7 @@ apt_bookworm_uris() {
                     }
                     uri = $i; suite = $(i + 1); main = 0
                     for (j = i + 2; j <= NF; j++) if ($j == "main") main = 1
-                    if (main && suite ~ /^bookworm(-updates|-security)?$/) print suite, uri, key
+                    if (main && suite ~ /^(bookworm|trixie)(-updates|-security)?$/) print suite, uri, key
                 }
             ' "$f" ;;
         *.sources)
@@ -129,7 +148,7 @@ apt_bookworm_uris() {
                         (" " comps " ") ~ / main /) {
                         n = split(suites, s, " ")
                         for (i = 1; i <= n; i++)
-                            if (s[i] ~ /^bookworm(-updates|-security)?$/) {
+                            if (s[i] ~ /^(bookworm|trixie)(-updates|-security)?$/) {
                                 m = split(uris, u, " ")
                                 for (j = 1; j <= m; j++) print s[i], u[j], (key == "" ? "-" : key)
                             }
@@ -156,15 +175,21 @@ apt_bookworm_uris() {
     done
 }
 
-# The private deb-src lines: for each bookworm suite the first entry the
-# machine's sources have, signed-by its keyring or Debian's.
+# The private deb-src lines: for each suite of the release the first entry
+# the machine's sources have for it, else for the same suite of the other
+# release, signed-by its keyring or Debian's.
 private_sources() {
-    local uris suite uri key first
-    uris=$(apt_bookworm_uris)
-    grep -q '^bookworm ' <<<"$uris" ||
-        die "no Debian bookworm main mirror in $APT_ETC/sources.list or $APT_ETC/sources.list.d; add one (e.g. http://deb.debian.org/debian bookworm main) or use XEN_SRC=/path/to/xen-4.17"
-    for suite in bookworm bookworm-updates bookworm-security; do
-        first=$(awk -v s="$suite" '$1 == s { print $2, $3; exit }' <<<"$uris")
+    local uris suite uri key first other
+    uris=$(apt_debian_uris)
+    grep -qE '^(bookworm|trixie) ' <<<"$uris" ||
+        die "no Debian bookworm or trixie main mirror in $APT_ETC/sources.list or $APT_ETC/sources.list.d; add one (e.g. http://deb.debian.org/debian $CODENAME main) or use XEN_SRC=/path/to/xen-$BASE"
+    other=bookworm
+    [ "$CODENAME" != bookworm ] || other=trixie
+    for suite in "$CODENAME" "$CODENAME-updates" "$CODENAME-security"; do
+        first=$(awk -v s="$suite" -v o="${suite/$CODENAME/$other}" '
+            $1 == s { print $2, $3; found = 1; exit }
+            $1 == o && alt == "" { alt = $2 " " $3 }
+            END { if (!found && alt != "") print alt }' <<<"$uris")
         [ -n "$first" ] || continue
         read -r uri key <<<"$first"
         [ "$key" != - ] || [ ! -f "$DEBIAN_KEYRING" ] || key=$DEBIAN_KEYRING
@@ -177,11 +202,11 @@ private_sources() {
 }
 
 # The private apt configuration under $cache/apt: deb-src lines for the
-# bookworm suites the machine's sources name.
+# release's suites.
 setup_apt() {
     local lines
     lines=$(private_sources)
-    mirror=$(awk '$NF == "main" && $(NF - 1) == "bookworm" { print $(NF - 2) }' <<<"$lines")
+    mirror=$(awk -v c="$CODENAME" '$NF == "main" && $(NF - 1) == c { print $(NF - 2) }' <<<"$lines")
     apt_dir=$cache/apt
     mkdir -p "$apt_dir/lists/partial" "$apt_dir/archives/partial"
     echo "$lines" > "$apt_dir/sources.list.new"
@@ -258,7 +283,8 @@ if [ "$(record_get requested)" = "$XEN_DEB_VERSION" ] &&
     fi
     [ "$version" = "$XEN_DEB_VERSION" ] ||
         echo "fetch-base: xen=$XEN_DEB_VERSION is no longer on the mirror; using xen=$version instead (recorded in $record)" >&2
-elif [ "$XEN_DEB_VERSION" = "$PIN_VERSION" ] && [ -f "$cache/$PIN_ORIG" ]; then
+elif [ "$XEN_DEB_VERSION" = "$PIN_VERSION" ] && [ -n "$PIN_SHA256" ] &&
+     [ -f "$cache/$PIN_ORIG" ]; then
     # A cache from before base.txt existed.
     version=$PIN_VERSION orig=$PIN_ORIG
     verify "$cache/$orig" "$(pinned_sha256 "$version")" "the pinned"
@@ -269,20 +295,20 @@ else
     mapfile -t offered < <(offered_versions)
     if printf '%s\n' "${offered[@]}" | grep -qxF -- "$XEN_DEB_VERSION"; then
         download "$XEN_DEB_VERSION" ||
-            die "apt-get source xen=$XEN_DEB_VERSION failed (see $cache/apt/sources.list)"
+            die "apt-get source xen=$XEN_DEB_VERSION failed (see $cache/apt/sources.list); use XEN_SRC=/path/to/xen-$BASE"
         version=$XEN_DEB_VERSION
     else
-        # The newest 4.17.x that downloads; a listed one that does not is
+        # The newest BASE.x that downloads; a listed one that does not is
         # named in the same line.
         failed=''
         for v in "${offered[@]}"; do
-            [[ $v == 4.17.* ]] || continue
+            [[ $v == "$BASE".* ]] || continue
             if download "$v"; then version=$v; break; fi
             failed+="${failed:+, }xen=$v"
         done
         [ -n "$version" ] ||
-            die "xen=$XEN_DEB_VERSION is not on the mirror and no xen 4.17 source there downloads${failed:+ (tried $failed)}; use XEN_SRC=/path/to/xen-4.17"
-        echo "fetch-base: xen=$XEN_DEB_VERSION is no longer on the mirror; using xen=$version instead (newest 4.17 source offered${failed:+ that downloads; $failed is listed but failed to download})" >&2
+            die "xen=$XEN_DEB_VERSION is not on the mirror and no xen $BASE source there downloads${failed:+ (tried $failed)}; use XEN_SRC=/path/to/xen-$BASE"
+        echo "fetch-base: xen=$XEN_DEB_VERSION is no longer on the mirror; using xen=$version instead (newest $BASE source offered${failed:+ that downloads; $failed is listed but failed to download})" >&2
     fi
     pin=$(pinned_sha256 "$version")
     [ -z "$pin" ] || verify "$dl/$orig" "$pin" "the pinned"

@@ -13,19 +13,31 @@
 #   pq.sh series        the patch files of patches/series, in order, one a
 #                       line (comments and blank lines dropped).
 #
-# The base is the Debian orig tarball that scripts/fetch-base.sh fetches
-# into CACHE (the pinned version, or the newest 4.17.x Debian offers once the
-# pin has left the mirror; CACHE/base.txt records which), or XEN_SRC=/path (a
-# Xen 4.17 tree of the user's).  The base's name ("deb:VERSION" or
-# "src:PATH") is stored with the tree, so a tree imported onto another base
-# counts as stale.  Environment: PATCHES (default patches/), CACHE (default
-# build/cache), XEN_SRC, XEN_DEB_VERSION (see fetch-base.sh).  An import
+# BASE picks the Xen release the series is for, and so its queue
+# (patches/BASE) and its base: 4.17 (default) and 4.20 are the orig tarballs
+# of Debian 12's and Debian 13's xen source packages, which
+# scripts/fetch-base.sh fetches into CACHE (CACHE/base.txt records which);
+# master has no package and needs XEN_SRC.  XEN_SRC=PATH uses the user's
+# tree instead: a directory (a checkout's tracked files are taken, else the
+# whole directory) or a tarball of one (as `git archive` writes), whose
+# xen/Makefile must say the release BASE names (master: 4.23 or later).
+# The base's name ("deb:VERSION" or "src:PATH") is stored with the tree, so
+# a tree imported onto another base counts as stale.  Environment: BASE,
+# PATCHES (default patches/BASE), CACHE (default build/cache, for 4.20
+# build/cache/4.20), XEN_SRC, XEN_DEB_VERSION (see fetch-base.sh).  An import
 # says when it starts and how long it and the fetching of the base took.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-PATCHES=${PATCHES:-$top/patches}
-CACHE=${CACHE:-$top/build/cache}
+BASE=${BASE:-4.17}
+case $BASE in
+4.17) CACHE=${CACHE:-$top/build/cache} ;;
+4.20) CACHE=${CACHE:-$top/build/cache/4.20} ;;
+master) ;;
+*) echo "pq: BASE=$BASE: no such base (4.17, 4.20, master)" >&2; exit 1 ;;
+esac
+PATCHES=${PATCHES:-$top/patches/$BASE}
+export BASE
 STAMP=xen-bigvm-pq          # under TREE/.git: "series-hash base-id head"
 # shellcheck source=scripts/lib/stage.sh
 . "$top/scripts/lib/stage.sh"
@@ -54,7 +66,9 @@ series_hash() {
 }
 
 base_id() {
-    if [ -n "${XEN_SRC:-}" ]; then
+    if [ "$BASE" = master ] && [ -z "${XEN_SRC:-}" ]; then
+        echo "none"
+    elif [ -n "${XEN_SRC:-}" ]; then
         echo "src:$(cd "$XEN_SRC" 2>/dev/null && pwd || echo "$XEN_SRC")"
     else
         echo "deb:$("$top/scripts/fetch-base.sh" --version "$CACHE")"
@@ -63,30 +77,51 @@ base_id() {
 
 # Unpack the base into $1 (which must not exist).
 make_base() {
-    local dest=$1
+    local dest=$1 src
     if [ -z "${XEN_SRC:-}" ]; then
+        [ "$BASE" != master ] ||
+            die "BASE=master needs XEN_SRC=/path/to/xen: an upstream checkout, or a tarball of one, at c447b7308b or later"
         stage_begin "pq: base" "fetching and unpacking the Debian xen source (scripts/fetch-base.sh)"
         "$top/scripts/fetch-base.sh" "$CACHE" "$dest" >&2
         stage_end "pq: base"
         return
     fi
-    [ -d "$XEN_SRC" ] || die "XEN_SRC=$XEN_SRC: no such directory"
-    [ -f "$XEN_SRC/xen/Makefile" ] && [ -f "$XEN_SRC/tools/Makefile" ] ||
-        die "XEN_SRC=$XEN_SRC: not a Xen source tree (no xen/Makefile, tools/Makefile)"
-    local ver
-    ver=$(awk '$1 == "export" && $2 == "XEN_VERSION" { v = $4 }
-               $1 == "export" && $2 == "XEN_SUBVERSION" { s = $4 }
-               END { print v "." s }' "$XEN_SRC/xen/Makefile")
-    [ "$ver" = 4.17 ] || die "XEN_SRC=$XEN_SRC: Xen $ver, the series is for 4.17"
+    [ -e "$XEN_SRC" ] || die "XEN_SRC=$XEN_SRC: no such file or directory"
     stage_begin "pq: base" "copying XEN_SRC=$XEN_SRC"
     mkdir -p "$dest"
-    if git -C "$XEN_SRC" rev-parse --show-toplevel >/dev/null 2>&1 &&
+    if [ -f "$XEN_SRC" ]; then
+        # A tarball: its one top directory, or its files if it has none.
+        mkdir "$dest/.src"
+        tar -xf "$XEN_SRC" -C "$dest/.src" ||
+            die "XEN_SRC=$XEN_SRC: cannot unpack"
+        src=$dest/.src
+        if [ "$(ls -A "$src" | wc -l)" = 1 ] && [ -d "$src/$(ls -A "$src")" ]; then
+            src=$src/$(ls -A "$src")
+        fi
+        (cd "$src" && tar -cf - .) | tar -xf - -C "$dest"
+        rm -rf "$dest/.src"
+    elif git -C "$XEN_SRC" rev-parse --show-toplevel >/dev/null 2>&1 &&
        [ "$(cd "$(git -C "$XEN_SRC" rev-parse --show-toplevel)" && pwd)" = "$(cd "$XEN_SRC" && pwd)" ]; then
         # A checkout: its tracked files as they are in the working tree.
         (cd "$XEN_SRC" && git ls-files -z | tar --null -T - -cf -) | tar -xf - -C "$dest"
     else
         (cd "$XEN_SRC" && tar --exclude=.git -cf - .) | tar -xf - -C "$dest"
     fi
+    [ -f "$dest/xen/Makefile" ] && [ -f "$dest/tools/Makefile" ] ||
+        die "XEN_SRC=$XEN_SRC: not a Xen source tree (no xen/Makefile, tools/Makefile)"
+    local ver
+    ver=$(awk '$1 == "export" && $2 == "XEN_VERSION" { v = $4 }
+               $1 == "export" && $2 == "XEN_SUBVERSION" { s = $4 }
+               END { print v "." s }' "$dest/xen/Makefile")
+    case $BASE in
+    master)
+        [ "${ver%%.*}" -gt 4 ] 2>/dev/null ||
+            { [ "${ver%%.*}" = 4 ] && [ "${ver#*.}" -ge 23 ] 2>/dev/null; } ||
+            die "XEN_SRC=$XEN_SRC: Xen $ver, BASE=master needs 4.23 or later" ;;
+    *)
+        [ "$ver" = "$BASE" ] ||
+            die "XEN_SRC=$XEN_SRC: Xen $ver, the series is for $BASE (BASE=4.17, 4.20 or master picks another)" ;;
+    esac
     stage_end "pq: base"
 }
 

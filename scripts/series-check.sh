@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Build the series patch by patch: after each patch of patches/series the
+# Build the series patch by patch: after each patch of patches/BASE the
 # debug hypervisor (when the patch touches anything outside tools/ and
 # docs/), the release hypervisor too (when it changes code under an NDEBUG
 # or CONFIG_DEBUG conditional, which the debug build does not compile:
 # scripts/debug-only.py) and the tools (when it touches tools/, the public
-# headers, xen/lib or files outside xen/) must build.  Works in build/xen,
+# headers, the CPU policy library or files outside xen/) must build.  Works in TREE,
 # from the first patch to the last, incrementally, so it ends with the
 # whole series built.
 # A commit that built before is not built again (commits are named by their
@@ -12,14 +12,13 @@
 # built are kept in SERIES_CHECK_CACHE).  Names the first patch that breaks
 # the build and exits 1.  Each build says when it starts (with its logs) and
 # how long it took.
-# Environment: PATCHES, XEN_SRC, JOBS, NONET as for pq.sh / build-xen.sh;
-# TREE (default build/xen); SERIES_CHECK_CACHE (default
+# Environment: BASE, PATCHES, XEN_SRC, JOBS, NONET as for pq.sh /
+# build-xen.sh; TREE (default build/xen); SERIES_CHECK_CACHE (default
 # TREE/.git/xen-bigvm-series-ok; an empty file builds every patch again).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 export TREE=${TREE:-$top/build/xen}
-PATCHES=${PATCHES:-$top/patches}
 verified=${SERIES_CHECK_CACHE:-$TREE/.git/xen-bigvm-series-ok}
 # shellcheck source=scripts/lib/stage.sh
 . "$top/scripts/lib/stage.sh"
@@ -41,9 +40,10 @@ for i in "${!commits[@]}"; do
     fi
     git -C "$TREE" checkout -q --detach "$c"
     # The tools only see the hypervisor through the public headers and
-    # xen/lib, and the hypervisor sees nothing of tools/ and docs/ (which
-    # nothing builds): a patch touching none of what a part is built from
-    # cannot break that part.
+    # the CPU policy library (xen/lib, since 4.22 xen/arch/x86/lib), and
+    # the hypervisor sees nothing of tools/ and docs/ (which nothing
+    # builds): a patch touching none of what a part is built from cannot
+    # break that part.
     paths=$(git -C "$TREE" diff-tree --no-commit-id --name-only -r "$c")
     hyp=; rel=; tls=; logs=()
     if grep -q -v -e '^tools/' -e '^docs/' <<<"$paths"; then
@@ -51,10 +51,11 @@ for i in "${!commits[@]}"; do
         logs+=("$TREE/xen-debug.log")
         if "$top/scripts/debug-only.py" "$TREE" "$c" >/dev/null; then
             rel=1
-            logs+=("$top/build/xen-release/xen-release.log")
+            logs+=("$TREE-release/xen-release.log")
         fi
     fi
     if grep -q -e '^tools/' -e '^xen/include/public/' -e '^xen/lib/' \
+            -e '^xen/include/xen/lib/' -e '^xen/arch/x86/lib/cpu-policy/' \
             <<<"$paths" || grep -q -v -e '^xen/' -e '^docs/' <<<"$paths"; then
         tls=1
         logs+=("$TREE/tools.log")

@@ -9,12 +9,12 @@ trap 'rm -rf "$work"' EXIT
 export CACHE=$BUILD/cache
 
 mapfile -t series < <("$TOP/scripts/pq.sh" series)
-on_disk=$(cd "$TOP/patches" && ls -1 -- *.patch | sort)
+on_disk=$(cd "$TOP/patches/4.17" && ls -1 -- *.patch | sort)
 is "$(printf '%s\n' "${series[@]}" | sort)" "$on_disk" "series names exactly the patch files in patches/"
 ok "series is not empty" [ "${#series[@]}" -gt 0 ]
 
 for p in "${series[@]}"; do
-    f=$TOP/patches/$p
+    f=$TOP/patches/4.17/$p
     subj=$(sed -n 's/^Subject: \[PATCH\] //p' "$f" | head -n1)
     ok "$p: subject is 'area: summary'" grep -qE '^[a-zA-Z0-9_./,{} -]+: [^ ]' <<<"$subj"
     # Body: the lines between the headers and the '---' separator.
@@ -34,7 +34,7 @@ is "$(git -C "$work/tree" rev-list --count base..HEAD)" "${#series[@]}" "one com
 mkdir "$work/patches"
 PATCHES=$work/patches "$TOP/scripts/pq.sh" export "$work/tree" >/dev/null
 is "$?" 0 "pq export into an empty directory"
-ok "import then export reproduces patches/ byte for byte" diff -r "$TOP/patches" "$work/patches"
+ok "import then export reproduces patches/ byte for byte" diff -r "$TOP/patches/4.17" "$work/patches"
 
 # Exporting replaces the queue: a patch the old series named, and the new
 # one does not, is removed; a file the series never named is left alone.
@@ -44,7 +44,7 @@ PATCHES=$work/patches "$TOP/scripts/pq.sh" export "$work/tree" >/dev/null
 ok "export removes a patch dropped from the queue" test ! -e "$work/patches/0099-gone.patch"
 ok "export leaves files the series never named" test -e "$work/patches/notes.txt"
 rm -f "$work/patches/notes.txt"
-ok "and patches/ is again byte for byte the series" diff -r "$TOP/patches" "$work/patches"
+ok "and patches/ is again byte for byte the series" diff -r "$TOP/patches/4.17" "$work/patches"
 
 # A developer's commit is not lost by a second import.
 echo "/* local */" >> "$work/tree/README"
@@ -58,7 +58,7 @@ ok "and says so: $out" grep -q "unexported work" <<<"$out"
 "$TOP/scripts/fetch-base.sh" "$CACHE" "$work/plain" >/dev/null
 fail=
 for p in "${series[@]}"; do
-    patch -s -p1 -d "$work/plain" < "$TOP/patches/$p" || { fail=$p; break; }
+    patch -s -p1 -d "$work/plain" < "$TOP/patches/4.17/$p" || { fail=$p; break; }
 done
 is "$fail" "" "every patch applies with patch -p1 in series order"
 git -C "$work/tree" reset -q --hard HEAD~1

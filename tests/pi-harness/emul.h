@@ -456,6 +456,8 @@ void __trace_var(uint32_t event, bool cycles, unsigned int extra,
 #define TRACE_2D(e, d1, d2)             TRACE_varD(e, d1, d2)
 #define TRACE_3D(e, d1, d2, d3)         TRACE_varD(e, d1, d2, d3)
 #define TRACE_4D(e, d1, d2, d3, d4)     TRACE_varD(e, d1, d2, d3, d4)
+/* Xen 4.19 and later. */
+#define TRACE_TIME(e, ...)              TRACE_varD(e, __VA_ARGS__)
 
 static inline uint64_t rdtsc_ordered(void)
 {

@@ -13,7 +13,7 @@
 
 #ifdef PI_REF
 #include "ref-pi.c"
-void harness_wakeup(void) { pi_wakeup_interrupt(NULL); }
+void harness_wakeup(void) { pi_wakeup_interrupt(); }
 void harness_set_limit(const char *s) { (void)s; }
 unsigned int harness_limit_of(unsigned int c) { (void)c; return 0; }
 void harness_pools_changed(void) { }

@@ -43,9 +43,9 @@ broken() {
 This patch exists only to prove that series-check names the patch that
 breaks the build.  It must never be part of the series."
     mkdir "$d"
-    cp "$TOP/patches/"*.patch "$d/"
+    cp "$TOP/patches/4.17/"*.patch "$d/"
     git -C "$work/scratch" format-patch -q --stdout -1 > "$d/$1"
-    { cat "$TOP/patches/series"; echo "$1"; } > "$d/series"
+    { cat "$TOP/patches/4.17/series"; echo "$1"; } > "$d/series"
 }
 
 bad=9999-xen-break-the-build-on-purpose.patch
