@@ -31,7 +31,7 @@ run_base() {
         return
     fi
     is "$rc" 0 "$base: the $n patches apply with git am" || {
-        diag "$(tail -n 5 "$log")"; return; }
+        tail -n 5 "$log" | sed 's/^/# /'; return; }
     is "$(git -C "$tree" rev-list --count base..HEAD)" "$n" "$base: one commit per patch"
 
     mkdir "$work/$base-plain" "$work/$base-patches"
@@ -59,13 +59,13 @@ run_base() {
     TREE=$tree "$TOP/tests/topology/cpu-policy.t" >"$work/$base-cpu-policy.tap" 2>&1
     rc=$?
     is "$rc" 0 "$base: tests/topology/cpu-policy.t passes on this tree" ||
-        diag "$(grep '^not ok' "$work/$base-cpu-policy.tap" | head -n 10)"
+        grep '^not ok' "$work/$base-cpu-policy.tap" | head -n 10 | sed 's/^/# /'
 
     make -s -C "$TOP/tests/pi-harness" TREE="$tree" \
         OUT="$BUILD/pi-harness-$base" run >"$work/$base-harness.log" 2>&1
     rc=$?
     is "$rc" 0 "$base: the PI harness's quick run passes on this base's pi.c" ||
-        diag "$(tail -n 10 "$work/$base-harness.log")"
+        tail -n 10 "$work/$base-harness.log" | sed 's/^/# /'
 }
 
 run_base 4.20 "${XEN_SRC_4_20:-}"

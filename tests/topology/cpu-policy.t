@@ -76,15 +76,16 @@ for c in "Intel duplicate ID" "AMD duplicate ID" \
 done
 
 # The same suite built with ASan and UBSan (the library files as the tools
-# build them).
+# build them: xen/lib/x86, since 4.22 xen/arch/x86/lib/cpu-policy).
 asan=$(mktemp)
 trap 'rm -f "$log" "$asan"' EXIT
+libdir=$TREE/xen/arch/x86/lib/cpu-policy
+[ -d "$libdir" ] || libdir=$TREE/xen/lib/x86
 ok "test-cpu-policy builds with ASan and UBSan" \
     bash -c 'gcc -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all \
         -std=gnu99 -D__XEN_TOOLS__ -I"$1/tools/include" -o "$2" \
-        "$1/tools/tests/cpu-policy/test-cpu-policy.c" "$1/xen/lib/x86/cpuid.c" \
-        "$1/xen/lib/x86/msr.c" "$1/xen/lib/x86/policy.c" >"$3" 2>&1' \
-    _ "$TREE" "$asan" "$log"
+        "$1/tools/tests/cpu-policy/test-cpu-policy.c" "$4"/*.c >"$3" 2>&1' \
+    _ "$TREE" "$asan" "$log" "$libdir"
 out=$("$asan" 2>&1)
 is "$?" 0 "ASan/UBSan build exits 0"
 ok "ASan/UBSan build reports 'Done: all ok'" grep -qx 'Done: all ok' <<<"$out"
