@@ -244,7 +244,7 @@ export_() {
 usage="usage: pq.sh import|export|status TREE, or pq.sh series"
 [ "${1:-}" = series ] && [ $# -eq 1 ] && { series_files; exit 0; }
 [ $# -eq 2 ] || die "$usage"
-tree=$2
+tree=$(realpath -m -- "$2")
 case $1 in
 import) import ;;
 export) export_ ;;

@@ -30,7 +30,9 @@ is() {
         echo "ok $_tap_n - $3"
     else
         echo "not ok $_tap_n - $3"
-        printf '#   got:  %s\n#   want: %s\n' "$1" "$2"
+        # Every line of a multi-line value stays a TAP comment.
+        printf '%s\n' "$1" | sed -e '1s/^/#   got:  /' -e '2,$s/^/#         /'
+        printf '%s\n' "$2" | sed -e '1s/^/#   want: /' -e '2,$s/^/#         /'
         _tap_failed=$((_tap_failed + 1))
         return 1
     fi

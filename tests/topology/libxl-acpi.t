@@ -2,13 +2,14 @@
 # The ACPI tables libxl builds for a PVH guest with vNUMA: the tree's
 # libxl_x86_acpi.c compiled into libxl-acpi.c with the tree's libxenlight.a,
 # libxenctrl and libxenguest, only the hypercall layer replaced
-# (fake-xencall.c and libxl-acpi.c answer as Xen does).  For 1, 3 and 4
-# vnodes, init_acpi_config() must read the layout back from Xen (a size
+# (fake-xencall.c and libxl-acpi.c answer as Xen does).  For each layout,
+# init_acpi_config() must read the layout back from Xen (a size
 # probe answered with ENOBUFS, then the arrays) and the guest's SLIT and
-# SRAT must hold exactly the distances, vCPU vnodes and memory ranges given.
+# SRAT must hold exactly the distances, vCPU vnodes and memory ranges given
+# (for 1, 2, 3 and 4 vnodes).
 # Plain, with ASan/UBSan and under valgrind's memcheck: Xen hands back
 # nr_vnodes * nr_vnodes distances, and a table allocated for nr_vnodes of
-# them overflows from 3 vnodes on (a heap-buffer-overflow in
+# them overflows from 2 vnodes on (a heap-buffer-overflow in
 # xc_hypercall_bounce_post).  Finally the check must catch that very bug:
 # with the commit that sizes the table reverted from a copy of the file,
 # the ASan build must report the overflow.
@@ -64,6 +65,7 @@ build() {
 # differs, so that a table read in the wrong order shows.
 layouts=(
     "1vnode 1 0,0 10"
+    "2vnodes 2 0,1,1,0 10,21,22,10"
     "3vnodes 3 0,0,1,1,2,2 10,21,22,23,10,25,26,27,10"
     "4vnodes 4 0,1,2,3,3,2,1,0 10,20,21,22,23,10,24,25,26,27,10,28,29,30,31,10"
 )
@@ -128,18 +130,20 @@ else
     ok "libxl-acpi builds with the fix reverted" \
         build "$tmp/old" "$tmp/libxl_x86_acpi.c" \
         -fsanitize=address,undefined -fno-sanitize-recover=all
-    # 3 vnodes: 9 distances of 4 bytes written where 3 were allocated.
-    read -r _ n v2n dist <<<"${layouts[1]}"
-    LD_LIBRARY_PATH=$libs "$tmp/old" "$n" "$v2n" "$dist" \
-        >/dev/null 2>"$tmp/old.err"
-    rc=$?
-    report=$(grep -E -m3 'ERROR: AddressSanitizer|^WRITE of size|region \[' \
-             "$tmp/old.err")
-    diag "with the fix reverted, 3 vnodes: exit $rc"
-    sed 's/^/# /' <<<"$report"
-    ok "with the fix reverted, ASan reports the 36-byte write into 12 bytes" \
-        grep -Pzq 'heap-buffer-overflow.*\nWRITE of size 36 .*\n.*12-byte region' \
-        <<<"$report"
+    # n vnodes: n * n distances of 4 bytes written where n were allocated.
+    for l in "${layouts[1]}" "${layouts[2]}"; do
+        read -r name n v2n dist <<<"$l"
+        LD_LIBRARY_PATH=$libs "$tmp/old" "$n" "$v2n" "$dist" \
+            >/dev/null 2>"$tmp/old.err"
+        rc=$?
+        report=$(grep -E -m3 'ERROR: AddressSanitizer|^WRITE of size|region \[' \
+                 "$tmp/old.err")
+        diag "with the fix reverted, $name: exit $rc"
+        sed 's/^/# /' <<<"$report"
+        ok "with the fix reverted, $name: ASan reports the $((4 * n * n))-byte write into $((4 * n)) bytes" \
+            grep -Pzq "heap-buffer-overflow.*\nWRITE of size $((4 * n * n)) .*\n.*$((4 * n))-byte region" \
+            <<<"$report"
+    done
 fi
 
 done_testing

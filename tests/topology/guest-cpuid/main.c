@@ -33,7 +33,7 @@ void cpuid_viridian_leaves(const struct vcpu *v, uint32_t leaf,
 }
 
 #define NR_VCPUS 4
-#define NR_CASES 105
+#define NR_CASES 109
 
 static unsigned int nr_cases, nr_failed;
 
@@ -250,6 +250,29 @@ static void test_pv_apic_ids(void)
 }
 
 /*
+ * PV APIC IDs at the top of their 8 bits (128 and more shift into bit 31
+ * of leaf 1 EBX): each vCPU reads its own in leaf 1 EBX[31:24].
+ */
+static void test_pv_high_apic_ids(void)
+{
+    static uint8_t ids[NR_VCPUS] = { 128, 129, 254, 255 };
+    struct cpu_policy p;
+    struct domain d;
+    struct vcpu v[NR_VCPUS];
+    char name[128];
+    unsigned int i;
+
+    intel_policy(&p, false);
+    make_domain(&d, v, PV, &p, ids);
+    for ( i = 0; i < NR_VCPUS; i++ )
+    {
+        snprintf(name, sizeof(name),
+                 "PV chosen APIC ID %u: leaf 1 EBX[31:24] = %u", ids[i], ids[i]);
+        result(query(&v[i], 1, 0).b >> 24 == ids[i], name, "another ID");
+    }
+}
+
+/*
  * A leaf 0xb nobody described (subleaf 0 type 0, as recalculate_misc()
  * leaves it): zeroes without x2APIC, upstream's subleaf and 2 * vcpu_id
  * with it; and every leaf as the unpatched guest_cpuid() answers it.
@@ -329,6 +352,7 @@ int main(void)
 
     test_hvm_described();
     test_pv_apic_ids();
+    test_pv_high_apic_ids();
     test_undescribed();
 
     if ( nr_cases != NR_CASES )
