@@ -11,7 +11,7 @@ JOBS ?= $(shell nproc)
 NONET ?= $(shell unshare -n true 2>/dev/null && echo unshare -n)
 export JOBS NONET XEN_SRC BASE TREE
 
-.PHONY: help deps tree pq-import pq-export xen xen-debug xen-release tools \
+.PHONY: help deps tree pq-import pq-export submission xen xen-debug xen-release tools \
 	series-check pi-stats pi-harness e2e e2e-shell e2e-flake xen-stock bench \
 	fuzz model demo check
 
@@ -22,6 +22,7 @@ help:
 	@echo "make tools         patched tools, installed into build/xen/dist/install"
 	@echo "make pq-import     build/xen = base + one git commit per patch"
 	@echo "make pq-export     regenerate patches/BASE from the tree"
+	@echo "make submission    the master queue as xen-devel series (build/submission)"
 	@echo "make series-check  build after each patch in turn; name the first that breaks"
 	@echo "make pi-stats      build tools/pi-stats/pi-stats"
 	@echo "make pi-harness    run the PI blocking-list harness scenarios (build/pi-harness)"
@@ -54,6 +55,12 @@ pq-import: deps
 
 pq-export:
 	@scripts/pq.sh export $(TREE)
+
+# The master queue as the three series for xen-devel (build/submission).
+submission:
+	@$(MAKE) -s --no-print-directory pq-import BASE=master
+	@rm -rf $(BUILD)/submission
+	@TREE=$(BUILD)/xen-master scripts/submission.sh $(BUILD)/submission
 
 xen: xen-debug xen-release
 

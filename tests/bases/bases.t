@@ -15,6 +15,41 @@ set -u
 work=$(mktemp -d "$BUILD/test-bases.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
+# check_submission SRC: the master queue as xen-devel series
+# (scripts/submission.sh), applied with git am in order on the pristine
+# base, gives the tree the queue gives.
+check_submission() {
+    local sub=$work/submission f want
+    XEN_SRC=$1 "$TOP/scripts/submission.sh" "$sub" >/dev/null
+    ok "master: submission.sh writes one series per cover" \
+        test "$(ls "$sub" | wc -l)" = "$(ls "$TOP/patches/master/covers" | wc -l)"
+    ok "master: every cover letter has its subject and text" \
+        bash -c '! grep -l "\*\*\* \(SUBJECT\|BLURB\) HERE" "$1"/*/0000-cover-letter.patch' _ "$sub"
+    case $1 in
+    *.xz) want=$(xz -dc "$1" | git get-tar-commit-id) ;;
+    *) want=$(git -C "$1" rev-parse HEAD) ;;
+    esac
+    ok "master: every patch and cover names the upstream base $want" \
+        bash -c 'for f in "$1"/*/*.patch; do
+                     grep -qx "base-commit: $2" "$f" || exit 1; done' _ "$sub" "$want"
+    ok "master: every patch of the fixes series has a Fixes: tag" \
+        bash -c 'for f in "$1"/1-*/*.patch; do
+                     case $f in */0000-cover-letter.patch) continue ;; esac
+                     grep -q "^Fixes: [0-9a-f]\{12\} (\"" "$f" || exit 1; done' _ "$sub"
+    mkdir "$work/sub-am"
+    git -C "$TREE" archive base | tar -xf - -C "$work/sub-am"
+    git -C "$work/sub-am" init -q && git -C "$work/sub-am" add -A &&
+        git -C "$work/sub-am" -c user.name=t -c user.email=t@t commit -qm base
+    ok "master: the series apply with git am, in order, on the base" \
+        bash -c 'for f in "$1"/*/*.patch; do
+                     case $f in */0000-cover-letter.patch) continue ;; esac
+                     git -C "$2" -c user.name=t -c user.email=t@t am -q "$f" ||
+                         exit 1; done' _ "$sub" "$work/sub-am"
+    ok "master: and give the queue's tree" \
+        test "$(git -C "$work/sub-am" rev-parse 'HEAD^{tree}')" = \
+             "$(git -C "$TREE" rev-parse 'HEAD^{tree}')"
+}
+
 # run_base BASE SRC: the checks above for one base (SRC may be empty).
 run_base() {
     local base=$1 tree=$BUILD/xen-$1 log=$work/$1.log n rc
@@ -49,6 +84,8 @@ run_base() {
     PATCHES=$work/$base-patches "$TOP/scripts/pq.sh" export "$tree" >/dev/null
     ok "$base: import then export reproduces patches/$base byte for byte" \
         diff -r "$TOP/patches/$base" "$work/$base-patches"
+
+    [ "$base" != master ] || check_submission "$2"
 
     ok "$base: debug hypervisor builds" \
         "$TOP/scripts/build-xen.sh" hypervisor debug || return

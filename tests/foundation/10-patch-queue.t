@@ -8,21 +8,38 @@ work=$(mktemp -d "$BUILD/test-pq.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 export CACHE=$BUILD/cache
 
-mapfile -t series < <("$TOP/scripts/pq.sh" series)
-on_disk=$(cd "$TOP/patches/4.17" && ls -1 -- *.patch | sort)
-is "$(printf '%s\n' "${series[@]}" | sort)" "$on_disk" "series names exactly the patch files in patches/"
-ok "series is not empty" [ "${#series[@]}" -gt 0 ]
+# code_style PATCH: the C code it adds is within 80 columns and has no tabs
+# (generated Go bindings and docs aside); names the offending lines.
+code_style() {
+    awk '/^diff --git / { file = $3 }
+         /^\+[^+]/ && file ~ /\.[ch]$/ {
+             line = substr($0, 2)
+             if (length(line) > 80 || line ~ /\t/) { print "# " file ": " line; bad = 1 }
+         }
+         END { exit bad }' "$1"
+}
 
-for p in "${series[@]}"; do
-    f=$TOP/patches/4.17/$p
-    subj=$(sed -n 's/^Subject: \[PATCH\] //p' "$f" | head -n1)
-    ok "$p: subject is 'area: summary'" grep -qE '^[a-zA-Z0-9_./,{} -]+: [^ ]' <<<"$subj"
-    # Body: the lines between the headers and the '---' separator.
-    body=$(awk '/^$/ && !inbody { inbody = 1; next } inbody && /^---$/ { exit } inbody' "$f" |
-           grep -vc -e '^Signed-off-by:' -e '^$')
-    ok "$p: body says why (>= 3 lines, got $body)" [ "$body" -ge 3 ]
-    ok "$p: Signed-off-by" grep -q '^Signed-off-by: ' "$f"
+# Every base's queue.
+for base in 4.17 4.20 master; do
+    mapfile -t series < <(BASE=$base "$TOP/scripts/pq.sh" series)
+    on_disk=$(cd "$TOP/patches/$base" && ls -1 -- *.patch | sort)
+    is "$(printf '%s\n' "${series[@]}" | sort)" "$on_disk" \
+        "$base: series names exactly the patch files in patches/$base"
+    ok "$base: series is not empty" [ "${#series[@]}" -gt 0 ]
+
+    for p in "${series[@]}"; do
+        f=$TOP/patches/$base/$p
+        subj=$(sed -n 's/^Subject: \[PATCH\] //p' "$f" | head -n1)
+        ok "$base/$p: subject is 'area: summary'" grep -qE '^[a-zA-Z0-9_./,{} -]+: [^ ]' <<<"$subj"
+        # Body: the lines between the headers and the '---' separator.
+        body=$(awk '/^$/ && !inbody { inbody = 1; next } inbody && /^---$/ { exit } inbody' "$f" |
+               grep -vc -e '^Signed-off-by:' -e '^$')
+        ok "$base/$p: body says why (>= 3 lines, got $body)" [ "$body" -ge 3 ]
+        ok "$base/$p: Signed-off-by" grep -q '^Signed-off-by: ' "$f"
+        ok "$base/$p: added C code within 80 columns, no tabs" code_style "$f"
+    done
 done
+mapfile -t series < <("$TOP/scripts/pq.sh" series)
 
 # Round trip: import then export with no edits is a no-op.
 "$TOP/scripts/pq.sh" import "$work/tree" >/dev/null
