@@ -92,7 +92,7 @@ make_base() {
     if [ -f "$XEN_SRC" ]; then
         # A tarball: its one top directory, or its files if it has none.
         mkdir "$dest/.src"
-        tar -xf "$XEN_SRC" -C "$dest/.src" ||
+        tar -xf "$XEN_SRC" -C "$dest/.src" 2>/dev/null ||
             die "XEN_SRC=$XEN_SRC: cannot unpack"
         src=$dest/.src
         if [ "$(ls -A "$src" | wc -l)" = 1 ] && [ -d "$src/$(ls -A "$src")" ]; then

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A bad XEN_SRC or a tarball with the wrong sha256 stops with one line that
+# A bad XEN_SRC or BASE, or a tarball with the wrong sha256, stops with one line that
 # names the problem, exit status 1, and nothing left behind that looks built.
 . "$(dirname "$0")/../lib/tap.sh"
 set -u
@@ -20,8 +20,15 @@ expect_fail() {
         test -z "$(ls -d "$work"/tree* 2>/dev/null)"
 }
 
-expect_fail "missing XEN_SRC" "XEN_SRC=$work/nowhere: no such directory" \
+expect_fail "missing XEN_SRC" "XEN_SRC=$work/nowhere: no such file or directory" \
     XEN_SRC="$work/nowhere"
+
+expect_fail "BASE=master without XEN_SRC" "BASE=master needs XEN_SRC" BASE=master
+expect_fail "an unknown BASE" "BASE=4.99: no such base (4.17, 4.20, master)" BASE=4.99
+
+echo "not a tarball" > "$work/junk.tar.xz"
+expect_fail "XEN_SRC a file that is no tarball" "XEN_SRC=$work/junk.tar.xz: cannot unpack" \
+    XEN_SRC="$work/junk.tar.xz"
 
 mkdir -p "$work/notxen/docs"
 expect_fail "XEN_SRC not a Xen tree" "not a Xen source tree" XEN_SRC="$work/notxen"
@@ -30,6 +37,8 @@ mkdir -p "$work/xen418/xen" "$work/xen418/tools"
 printf 'export XEN_VERSION       = 4\nexport XEN_SUBVERSION    = 18\n' > "$work/xen418/xen/Makefile"
 : > "$work/xen418/tools/Makefile"
 expect_fail "XEN_SRC of another version" "Xen 4.18, the series is for 4.17" XEN_SRC="$work/xen418"
+expect_fail "XEN_SRC too old for master" "Xen 4.18, BASE=master needs 4.23 or later" \
+    BASE=master XEN_SRC="$work/xen418"
 
 # The pristine base (a 4.17 tree of the user's, below); this also leaves
 # the cache's base.txt naming the tarball in use.
@@ -50,5 +59,12 @@ is "$?" 0 "XEN_SRC=<a 4.17 checkout> imports the series"
 # (A checkout lacks the tarball's git-ignored files, so compare the change.)
 is "$(git -C "$work/own" diff base HEAD | sha256sum)" "$(git -C "$BUILD/xen" diff base patches | sha256sum)" \
     "and the series changes it exactly as it changes the tarball's tree"
+
+# ... and so does a tarball of it, as `git archive` writes one.
+git -C "$work/mine" archive --prefix=xen-mine/ -o "$work/mine.tar" HEAD
+XEN_SRC=$work/mine.tar "$TOP/scripts/pq.sh" import "$work/own-tar" >/dev/null
+is "$?" 0 "XEN_SRC=<a tarball of that checkout> imports the series"
+is "$(git -C "$work/own-tar" diff base HEAD | sha256sum)" "$(git -C "$work/own" diff base HEAD | sha256sum)" \
+    "and the series changes it as it changes the checkout"
 
 done_testing
