@@ -32,7 +32,7 @@ expect_no_mirror() {
     is "$rc" 1 "$1: exit status 1"
     is "$(printf '%s\n' "$err" | wc -l)" 1 "$1: one line of error"
     ok "$1: it says what to do: $err" \
-        grep -q 'no Debian bookworm main mirror.*add one.*XEN_SRC=' <<<"$err"
+        grep -q 'no Debian bookworm or trixie main mirror.*add one.*XEN_SRC=' <<<"$err"
     ok "$1: no DEST left behind" test -z "$(ls -d "$work/$1/dest"* 2>/dev/null)"
 }
 
@@ -127,6 +127,11 @@ is "$(APT_ETC=$work/etc-skip "$fetch" --sources 2>&1 | awk '{ print $3, $4 }' | 
     "http://deb.debian.org/debian bookworm,http://deb.debian.org/debian bookworm-updates,http://deb.debian.org/debian-security bookworm-security," \
     "skip: bookworm-updates and bookworm-security come along"
 expect_sources vendor
+
+# 5b. BASE=4.20: Debian 13's suites, from a Debian 12 machine's entries.
+is "$(BASE=4.20 APT_ETC=$work/etc-skip "$fetch" --sources 2>&1 | awk '{ print $3, $4 }' | tr '\n' ,)" \
+    "http://deb.debian.org/debian trixie,http://deb.debian.org/debian trixie-updates,http://deb.debian.org/debian-security trixie-security," \
+    "BASE=4.20: the same mirrors, with trixie's suites"
 
 # 6. The requested version is not on the mirror: the newest 4.17 instead.
 nosuch=4.17.5+0-nosuch-1
