@@ -124,8 +124,8 @@ demo: pi-harness pi-stats
 	@echo "demo: now building the patched Xen ($$(wc -l < patches/$(BASE)/series) patches, several minutes;" \
 	  "Ctrl-C stops only this, 'make xen tools' builds it later)"
 	@$(MAKE) -s --no-print-directory xen tools
-	@echo "patched Xen: hypervisor build/xen/xen/xen.gz (debug=y)," \
-	  "build/xen-release/xen/xen.gz (release), tools build/xen/dist/install/"
+	@echo "patched Xen: hypervisor $(TREE:$(TOP)/%=%)/xen/xen.gz (debug=y)," \
+	  "$(TREE:$(TOP)/%=%)-release/xen/xen.gz (release), tools $(TREE:$(TOP)/%=%)/dist/install/"
 
 # The suite is 4.17's; tests/bases/bases.t applies, builds and unit-tests
 # the 4.20 and master queues (XEN_SRC_4_20, XEN_SRC_MASTER).

@@ -2,15 +2,15 @@
 # Patch queue round trip, in the manner of `gbp pq`:
 #
 #   pq.sh import TREE   TREE becomes a git repository of the base with one
-#                       commit per patch of patches/series (git am).  An
+#                       commit per patch of PATCHES/series (git am).  An
 #                       existing TREE is reused (build outputs kept) unless
 #                       it holds work that was never exported.
-#   pq.sh export TREE   patches/ and patches/series are regenerated from the
+#   pq.sh export TREE   PATCHES and PATCHES/series are regenerated from the
 #                       commits base..HEAD of TREE.
 #   pq.sh status TREE   exit 0 when TREE is what the series describes, 1 if
 #                       it must be imported again, 2 if it holds unexported
 #                       work (it says which).
-#   pq.sh series        the patch files of patches/series, in order, one a
+#   pq.sh series        the patch files of PATCHES/series, in order, one a
 #                       line (comments and blank lines dropped).
 #
 # BASE picks the Xen release the series is for, and so its queue

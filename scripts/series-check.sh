@@ -4,9 +4,9 @@
 # docs/), the release hypervisor too (when it changes code under an NDEBUG
 # or CONFIG_DEBUG conditional, which the debug build does not compile:
 # scripts/debug-only.py) and the tools (when it touches tools/, the public
-# headers, the CPU policy library or files outside xen/) must build.  Works in TREE,
-# from the first patch to the last, incrementally, so it ends with the
-# whole series built.
+# headers, the CPU policy library or files outside xen/) must build.  Works
+# in TREE, from the first patch to the last, incrementally, so it ends with
+# the whole series built.
 # A commit that built before is not built again (commits are named by their
 # hash, which covers the whole tree and history; the hashes of those that
 # built are kept in SERIES_CHECK_CACHE).  Names the first patch that breaks
