@@ -272,9 +272,6 @@ struct notifier_block {
                          void *hcpu);
 };
 void register_cpu_notifier(struct notifier_block *nb);
-#define presmp_initcall(fn)                                             \
-    static void __attribute__((constructor)) fn ## _harness_init(void)  \
-    { fn(); }
 
 #define for_each_cpu(c, m) \
     for ( (c) = cpumask_first(m); (c) < nr_cpu_ids; (c) = cpumask_next(c, m) )

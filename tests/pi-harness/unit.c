@@ -24,6 +24,11 @@ spinlock_t *harness_limit_lock(void) { return NULL; }
 #else
 #include "pi.c"
 uint8_t posted_intr_vector;
+/* As start_vmx() does when posted interrupts are in use. */
+static void __attribute__((constructor)) harness_pi_init(void)
+{
+    vmx_pi_init();
+}
 void harness_wakeup(void) { vmx_pi_wakeup(); }
 void harness_set_limit(const char *s)
 {
