@@ -4,7 +4,8 @@
 # with git am and with patch -p1 alike, survives an export round trip, and
 # the patched tree builds (debug and release hypervisor, tools), passes
 # Xen's CPU policy tests with the topology cases, and runs the PI harness
-# on its own pi.c.  The rest of the suite covers 4.17.
+# on its own pi.c; master's queue, written as xen-devel series, applies in
+# order and gives the same tree.  The rest of the suite covers 4.17.
 #
 # Sources: XEN_SRC_4_20 and XEN_SRC_MASTER (a tree or a tarball of one, as
 # XEN_SRC takes); without XEN_SRC_4_20 the Debian 13 source package is
@@ -19,7 +20,7 @@ trap 'rm -rf "$work"' EXIT
 # (scripts/submission.sh), applied with git am in order on the pristine
 # base, gives the tree the queue gives.
 check_submission() {
-    local sub=$work/submission f want
+    local sub=$work/submission want
     XEN_SRC=$1 "$TOP/scripts/submission.sh" "$sub" >/dev/null
     ok "master: submission.sh writes one series per cover" \
         test "$(ls "$sub" | wc -l)" = "$(ls "$TOP/patches/master/covers" | wc -l)"
