@@ -110,7 +110,7 @@ run_base 4.20 "${XEN_SRC_4_20:-}"
 if [ -n "${XEN_SRC_MASTER:-}" ]; then
     run_base master "$XEN_SRC_MASTER"
 else
-    ok "master: skipped, no source: XEN_SRC_MASTER is not set (.ci/run sets it from ../shared/xen when it is there)" true
+    ok "master: skipped, no source: XEN_SRC_MASTER is not set (a tree or tarball of upstream master, c447b7308b or later)" true
 fi
 
 done_testing
