@@ -42,6 +42,7 @@ fi
     echo "submission: the upstream commit of the base is not known (XEN_SRC): no base-commit trailer" >&2
 
 mapfile -t commits < <(git -C "$TREE" rev-list --reverse base..HEAD)
+base=$(git -C "$TREE" rev-parse base)
 tmp=$out.tmp.$$
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp"
@@ -70,13 +71,13 @@ s = open(path).read()
 s = s.replace('*** SUBJECT HERE ***', subject).replace('*** BLURB HERE ***', body)
 open(path, 'w').write(s)
 EOF
-    for f in "$tmp/$name"/*.patch; do
-        if [ -n "$upstream" ]; then
-            sed -i "s/^base-commit: $(git -C "$TREE" rev-parse base)\$/base-commit: $upstream/" "$f"
-        else
-            sed -i '/^base-commit: /d' "$f"
-        fi
-    done
+    # format-patch names the base in the cover letter only.
+    if [ -n "$upstream" ]; then
+        sed -i "s/^base-commit: $base\$/base-commit: $upstream/" \
+            "$tmp/$name/0000-cover-letter.patch"
+    else
+        sed -i '/^base-commit: /d' "$tmp/$name/0000-cover-letter.patch"
+    fi
 done
 mv "$tmp" "$out"
 trap - EXIT
