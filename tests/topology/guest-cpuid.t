@@ -5,16 +5,14 @@
 # report their x2APIC ID (2 * vcpu_id) with x2APIC on and off, PV vCPUs
 # their toolstack-chosen APIC ID; with none described, leaf 0xb and every
 # other leaf is what the unpatched guest_cpuid() (tag "base") answers.
-# Plain and with ASan/UBSan; then the cpuid.c from before patch "x86/cpuid:
-# fill in leaf 0xb's x2APIC ID without x2APIC" must fail exactly the cases
-# that patch fixes.  TREE (default build/xen) needs no build.
+# Plain and with ASan/UBSan; then the base's own cpuid.c must fail exactly
+# the cases the series changes.  TREE (default build/xen) needs no build.
 . "$(dirname "$0")/../lib/tap.sh"
 set -u
 
 TREE=${TREE:-$BUILD/xen}
 export PATH=/usr/bin:/bin:$PATH
 dir=$(cd "$(dirname "$0")/guest-cpuid" && pwd)
-FIX="x86/cpuid: fill in leaf 0xb's x2APIC ID without x2APIC"
 
 [ -f "$TREE/xen/arch/x86/cpuid.c" ] || bail "$TREE: not a Xen tree"
 git -C "$TREE" rev-parse -q --verify base >/dev/null ||
@@ -55,31 +53,29 @@ run "$tmp/tree/guest-cpuid-asan"
 is "$rc" 0 "ASan/UBSan build exits 0, nothing reported"
 is "$out" "$plain" "ASan/UBSan build: the same cases, the same results"
 
-# The code before the fix: the tree's cpuid.c at the parent of the fix.
-fix=$(git -C "$TREE" log -1 --format=%H --fixed-strings --grep="$FIX" base..HEAD)
-if [ -n "$fix" ]; then
-    git -C "$TREE" show "$fix^:xen/arch/x86/cpuid.c" >"$tmp/cpuid-pre.c"
-    ok "guest-cpuid builds with cpuid.c from before the fix" \
-        build "$tmp/pre" CPUID_C="$tmp/cpuid-pre.c"
-    run "$tmp/pre/guest-cpuid"
-    is "$rc" 1 "before the fix: guest-cpuid exits 1"
-    # HVM and PVH with x2APIC off read x2APIC ID 0 on every vCPU: only
-    # vCPU 0's (ID 0) cases hold.
-    want=$(for k in HVM PVH; do for v in 1 2 3; do for s in 0 1; do
+# The base's cpuid.c, built against the patched tree: HVM and PVH with
+# x2APIC off read x2APIC ID 0 on every vCPU, and PV vCPUs report APIC ID
+# 0 in leaves 1 and 0xb, so only the cases whose answer is 0 hold.
+git -C "$TREE" show base:xen/arch/x86/cpuid.c >"$tmp/cpuid-base.c"
+ok "guest-cpuid builds with the base's cpuid.c" \
+    build "$tmp/base" CPUID_C="$tmp/cpuid-base.c"
+run "$tmp/base/guest-cpuid"
+is "$rc" 1 "with the base's cpuid.c: guest-cpuid exits 1"
+want=$(for k in HVM PVH; do for v in 1 2 3; do for s in 0 1; do
         echo "described: $k x2apic=off vCPU $v leaf 0xb:$s: ECX[7:0] = $s, EDX = $((2 * v))"
-    done; done; done)
-    failed=$(grep '^not ok: ' <<<"$out")
-    is "$(sed -n 's/^not ok: \(.*\): got .*$/\1/p' <<<"$failed")" "$want" \
-        "before the fix: exactly the 12 HVM/PVH x2apic=off cases of vCPUs 1-3 fail"
-    is "$(grep -c ' 00000000, want ' <<<"$failed")" 12 \
-        "before the fix: those read x2APIC ID 0"
-else
-    # Only another TREE than the series' own may lack the fix.
-    if [ "$TREE" = "$BUILD/xen" ]; then
-        ok "$TREE has the commit \"$FIX\"" false
-    else
-        echo "ok $((_tap_n += 1)) # SKIP $TREE has no commit \"$FIX\""
-    fi
-fi
+    done; done; done
+    for v in "1 2" "2 1" "3 3"; do set -- $v; for s in 0 1; do
+        echo "described: PV chosen IDs vCPU $1 leaf 0xb:$s: ECX[7:0] = $s, EDX = $2"
+    done
+        echo "described: PV chosen IDs vCPU $1 leaf 1 EBX[31:24] = $2"
+    done
+    for id in 128 129 254 255; do
+        echo "PV chosen APIC ID $id: leaf 1 EBX[31:24] = $id"
+    done)
+failed=$(grep '^not ok: ' <<<"$out")
+is "$(sed -n 's/^not ok: \(.*\): \(got .*\|another ID\)$/\1/p' <<<"$failed")" "$want" \
+    "with the base's cpuid.c: exactly the 25 cases of non-zero IDs fail"
+is "$(grep -c ' 00000000, want \| another ID$' <<<"$failed")" 25 \
+    "with the base's cpuid.c: those read ID 0 or another ID"
 
 done_testing

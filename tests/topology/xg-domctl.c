@@ -1,7 +1,7 @@
 /*
- * What libxenguest puts in XEN_DOMCTL_set_vcpu_apic_ids, without Xen: the
+ * What libxenctrl puts in XEN_DOMCTL_set_vcpu_apic_ids, without Xen: the
  * hypercall layer is replaced by fake-xencall.c and xencall1() below,
- * which the tree's libxenctrl/libxenguest call instead of their own.
+ * which the tree's libxenctrl calls instead of its own.
  * xencall1() checks the domctl as Xen does (pad must be zero) and records
  * what it got.
  *
@@ -15,7 +15,6 @@
 #include <string.h>
 #include <xencall.h>
 #include <xenctrl.h>
-#include <xenguest.h>
 
 static unsigned int calls;
 static uint8_t got_ids[8];

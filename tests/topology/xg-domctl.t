@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What the tree's libxenguest sends in XEN_DOMCTL_set_vcpu_apic_ids, with
+# What the tree's libxenctrl sends in XEN_DOMCTL_set_vcpu_apic_ids, with
 # the hypercall layer replaced by fake-xencall.c and xg-domctl.c (no Xen
 # needed): every field set (Xen refuses a non-zero pad with EINVAL),
 # checked by valgrind's memcheck and by an ASan/UBSan build of the program.
@@ -11,7 +11,7 @@ TREE=${TREE:-$BUILD/xen}
 export PATH=/usr/bin:/bin:$PATH
 dir=$(dirname "$0")
 
-[ -f "$TREE/tools/libs/guest/libxenguest.so" ] ||
+[ -f "$TREE/tools/libs/ctrl/libxenctrl.so" ] ||
     bail "$TREE: tools not built (run 'make tools')"
 command -v valgrind >/dev/null || bail "valgrind missing (scripts/deps.sh)"
 
@@ -27,8 +27,7 @@ build() { # OUT CFLAGS...
     local out=$1; shift
     gcc -O2 -g -Wall -Werror -D__XEN_TOOLS__ -I"$TREE/tools/include" "$@" \
         -o "$out" "$dir/xg-domctl.c" "$dir/fake-xencall.c" \
-        -L"$TREE/tools/libs/guest" -L"$TREE/tools/libs/ctrl" \
-        -Wl,-rpath-link,"$libs" -lxenguest -lxenctrl >"$out.log" 2>&1
+        -L"$TREE/tools/libs/ctrl" -Wl,-rpath-link,"$libs" -lxenctrl >"$out.log" 2>&1
 }
 
 expect() { # NAME OUTPUT

@@ -27,6 +27,13 @@
 #include <xen/asm/x86-defns.h>
 
 #define ASSERT(x) assert(x)
+#define ASSERT_UNREACHABLE() assert(0)
+#define IS_ENABLED(option) (option)
+#define CONFIG_PV 1
+#define fallthrough __attribute__((__fallthrough__))
+#ifndef array_access_nospec   /* private.h has it up to 4.22. */
+#define array_access_nospec(a, i) (a)[(i)]
+#endif
 #ifndef _AC
 #define _AC(x, y) (x ## y) /* xen/const.h, for EFER_LMA */
 #endif
@@ -55,9 +62,15 @@ struct vpmu_struct {
 #define vpmu_is_set(vpmu, f)    (!!((vpmu)->flags & (f)))
 #define vpmu_available(v)       vpmu_is_set(vcpu_vpmu(v), VPMU_AVAILABLE)
 
-/* The host CPU (boot_cpu_data is also current_cpu_data here). */
+/*
+ * The host CPU (boot_cpu_data is also current_cpu_data here); its vendor
+ * is called x86_vendor up to 4.22 and vendor since.
+ */
 struct cpuinfo_x86 {
-    uint8_t x86_vendor;
+    union {
+        uint8_t x86_vendor;
+        uint8_t vendor;
+    };
     uint32_t x86_capability[FEATURESET_NR_ENTRIES];
 };
 extern struct cpuinfo_x86 boot_cpu_data;
@@ -80,6 +93,42 @@ static inline uint32_t cpuid_count_ebx(uint32_t leaf, uint32_t subleaf)
     return b;
 }
 
+/*
+ * asm/xstate.h since 4.20: the size of the XSAVE area for the components
+ * of @xcr0, standard or compacted, from this host's CPUID leaf 0xd as Xen
+ * reads it from its own.
+ */
+static inline unsigned int xstate_uncompressed_size(uint64_t xcr0)
+{
+    unsigned int size = 512 + 64, i, a, b, c, d;   /* Legacy area, header. */
+
+    for ( i = 2; i < 63; i++ )
+    {
+        if ( !(xcr0 & (1ULL << i)) )
+            continue;
+        __cpuid_count(0xd, i, a, b, c, d);
+        if ( a + b > size )
+            size = a + b;
+    }
+    return size;
+}
+
+static inline unsigned int xstate_compressed_size(uint64_t xstates)
+{
+    unsigned int size = 512 + 64, i, a, b, c, d;
+
+    for ( i = 2; i < 63; i++ )
+    {
+        if ( !(xstates & (1ULL << i)) )
+            continue;
+        __cpuid_count(0xd, i, a, b, c, d);
+        if ( c & 2 )                            /* 64-byte aligned. */
+            size = (size + 63) & ~63U;
+        size += a;
+    }
+    return size;
+}
+
 struct domain {
     bool hvm;
     bool hap;
@@ -98,6 +147,12 @@ struct vcpu {
     struct cpu_user_regs regs;  /* The guest's registers on this trap. */
     struct {
         struct vpmu_struct vpmu;
+        uint64_t xcr0;              /* The guest's XCR0. */
+        struct vcpu_msrs {
+            struct {
+                uint64_t raw;
+            } xss;                  /* The guest's MSR_XSS. */
+        } *msrs;
         struct {
             unsigned long guest_cr[5];
             uint64_t guest_efer;

@@ -106,6 +106,8 @@ static const char *const kind_name[] = { "HVM", "PVH", "PV" };
  * paging, PVH with HAP, PV in its kernel asking through the forced
  * emulation prefix (#UD).
  */
+static struct vcpu_msrs no_xss;
+
 static void make_domain(struct domain *d, struct vcpu v[], enum kind kind,
                         struct cpu_policy *p, uint8_t *apic_id)
 {
@@ -122,6 +124,8 @@ static void make_domain(struct domain *d, struct vcpu v[], enum kind kind,
         memset(&v[i], 0, sizeof(v[i]));
         v[i].vcpu_id = i;
         v[i].domain = d;
+        v[i].arch.xcr0 = 3;                 /* x87 and SSE state. */
+        v[i].arch.msrs = &no_xss;
         if ( kind == PV )
         {
             v[i].kernel_mode = true;
