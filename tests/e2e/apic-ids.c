@@ -1,6 +1,6 @@
 /*
  * dom0 side of the e2e "domctl-apic-ids" case: give a domain's vCPUs APIC
- * IDs through libxenguest (XEN_DOMCTL_set_vcpu_apic_ids) and print what
+ * IDs through libxenctrl (XEN_DOMCTL_set_vcpu_apic_ids) and print what
  * Xen answered, "rc 0" or "rc -1 errno NAME".
  *
  * usage: apic-ids DOMID ID...
@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <xenctrl.h>
-#include <xenguest.h>
 
 int main(int argc, char **argv)
 {

@@ -535,13 +535,13 @@ def build_dom0(conf, kern, sel_all):
     os.makedirs(os.path.join(r, 'e2e/bin'))
     shutil.copy(conf['pi_stats'], os.path.join(r, 'e2e/bin/'))
     # the domctl case's client (not for a tree without the domctl: the base)
-    hdr = read(os.path.join(conf['tree'], 'tools/include/xenguest.h'), '')
+    hdr = read(os.path.join(conf['tree'], 'tools/include/xenctrl.h'), '')
     if 'xc_domain_set_vcpu_apic_ids' in hdr:
         cc = run(['gcc', '-O2', '-Wall', '-Werror', '-D__XEN_TOOLS__',
                   '-I' + os.path.join(conf['tree'], 'tools/include'),
                   '-o', os.path.join(r, 'e2e/bin/apic-ids'), os.path.join(E2E, 'apic-ids.c'),
                   '-L' + os.path.join(inst, 'usr/lib'), '-Wl,-rpath-link,' + os.path.join(inst, 'usr/lib'),
-                  '-lxenguest', '-lxenctrl'])
+                  '-lxenctrl'])
         if cc.returncode:
             raise Setup('apic-ids does not build: ' + cc.stderr.strip()[-200:])
     shutil.copy(os.path.join(E2E, 'dom0-init'), os.path.join(r, 'init'))
