@@ -3,9 +3,12 @@
 # master whose source can be had, its queue applies to the pristine base
 # with git am and with patch -p1 alike, survives an export round trip, and
 # the patched tree builds (debug and release hypervisor, tools), passes
-# Xen's CPU policy tests with the topology cases, and runs the PI harness
-# on its own pi.c; master's queue, written as xen-devel series, applies in
-# order and gives the same tree.  The rest of the suite covers 4.17.
+# the suite's unit tests of the tree's own code (Xen's CPU policy tests
+# with the topology cases, guest_cpuid(), libxl's vNUMA ACPI tables, the
+# APIC ID domctl's wrapper, xentrace's pipe writes, the in-tree
+# tools/tests/vmx-pi), and runs the PI harness on its own pi.c; master's queue, written as xen-devel series,
+# applies in order and gives the same tree.  The rest of the suite (the
+# boot test, series-check) covers 4.17.
 #
 # Sources: XEN_SRC_4_20 and XEN_SRC_MASTER (a tree or a tarball of one, as
 # XEN_SRC takes); without XEN_SRC_4_20 the Debian 13 source package is
@@ -94,10 +97,14 @@ run_base() {
         "$TOP/scripts/build-xen.sh" hypervisor release
     ok "$base: tools build" "$TOP/scripts/build-xen.sh" tools || return
 
-    TREE=$tree "$TOP/tests/topology/cpu-policy.t" >"$work/$base-cpu-policy.tap" 2>&1
-    rc=$?
-    is "$rc" 0 "$base: tests/topology/cpu-policy.t passes on this tree" ||
-        grep '^not ok' "$work/$base-cpu-policy.tap" | head -n 10 | sed 's/^/# /'
+    local t
+    for t in topology/cpu-policy topology/guest-cpuid topology/libxl-acpi \
+             topology/xg-domctl xentrace/pipe-write pi-harness/in-tree; do
+        TREE=$tree "$TOP/tests/$t.t" >"$work/$base-${t#*/}.tap" 2>&1
+        rc=$?
+        is "$rc" 0 "$base: tests/$t.t passes on this tree" ||
+            grep '^not ok' "$work/$base-${t#*/}.tap" | head -n 10 | sed 's/^/# /'
+    done
 
     make -s -C "$TOP/tests/pi-harness" TREE="$tree" \
         OUT="$BUILD/pi-harness-$base" run >"$work/$base-harness.log" 2>&1
