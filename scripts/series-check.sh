@@ -3,8 +3,10 @@
 # debug hypervisor (when the patch touches anything outside tools/ and
 # docs/), the release hypervisor too (when it changes code under an NDEBUG
 # or CONFIG_DEBUG conditional, which the debug build does not compile:
-# scripts/debug-only.py) and the tools (when it touches tools/, the public
-# headers, the CPU policy library or files outside xen/) must build.  Works
+# scripts/debug-only.py), the tools (when it touches tools/ outside
+# tools/tests/, the public headers, the CPU policy library or files outside
+# xen/ other than .gitignore) and each of Xen's unit tests the patch touches
+# (tools/tests/DIR, which the tools build leaves out) must build.  Works
 # in TREE, from the first patch to the last, incrementally, so it ends with
 # the whole series built.
 # A commit that built before is not built again (commits are named by their
@@ -46,7 +48,9 @@ for i in "${!commits[@]}"; do
     # break that part.
     paths=$(git -C "$TREE" diff-tree --no-commit-id --name-only -r "$c")
     hyp=; rel=; tls=; logs=()
-    if grep -q -v -e '^tools/' -e '^docs/' <<<"$paths"; then
+    mapfile -t tests < <(sed -n 's|^tools/tests/\([^/]*\)/.*|\1|p' <<<"$paths" |
+                         sort -u)
+    if grep -q -v -e '^tools/' -e '^docs/' -e '^\.gitignore$' <<<"$paths"; then
         hyp=1
         logs+=("$TREE/xen-debug.log")
         if "$top/scripts/debug-only.py" "$TREE" "$c" >/dev/null; then
@@ -54,13 +58,18 @@ for i in "${!commits[@]}"; do
             logs+=("$TREE-release/xen-release.log")
         fi
     fi
-    if grep -q -e '^tools/' -e '^xen/include/public/' -e '^xen/lib/' \
-            -e '^xen/include/xen/lib/' -e '^xen/arch/x86/lib/cpu-policy/' \
-            <<<"$paths" || grep -q -v -e '^xen/' -e '^docs/' <<<"$paths"; then
+    if grep -v '^tools/tests/' <<<"$paths" |
+            grep -q -e '^tools/' -e '^xen/include/public/' -e '^xen/lib/' \
+            -e '^xen/include/xen/lib/' -e '^xen/arch/x86/lib/cpu-policy/' ||
+        grep -q -v -e '^xen/' -e '^docs/' -e '^tools/tests/' \
+            -e '^\.gitignore$' <<<"$paths"; then
         tls=1
         logs+=("$TREE/tools.log")
     fi
+    [ "${#tests[@]}" = 0 ] || logs+=("$TREE/tools-tests.log")
     what=${hyp:+hypervisor}${rel:+ and release}${hyp:+${tls:++}}${tls:+tools}
+    [ "${#tests[@]}" = 0 ] ||
+        what=${what:+$what+}"tests ${tests[*]}"
     what=${what:-docs only}
     stage_begin "series-check: $((i + 1))/$n" "building ($what) $name" "${logs[@]}"
     fail=
@@ -72,6 +81,17 @@ for i in "${!commits[@]}"; do
     fi
     if [ -z "$fail" ] && [ -n "$tls" ]; then
         "$top/scripts/build-xen.sh" tools >/dev/null || fail=1
+    fi
+    # A unit test needs the tools configured and their headers in place.
+    if [ -z "$fail" ] && [ "${#tests[@]}" != 0 ]; then
+        { [ -f "$TREE/config/Tools.mk" ] ||
+              "$top/scripts/build-xen.sh" tools >/dev/null; } &&
+            make -C "$TREE/tools/include" >"$TREE/tools-tests.log" 2>&1 &&
+            (for d in "${tests[@]}"; do
+                 [ ! -f "$TREE/tools/tests/$d/Makefile" ] ||
+                     make -C "$TREE/tools/tests/$d" \
+                         >>"$TREE/tools-tests.log" 2>&1 || exit 1
+             done) || { tail -n 30 "$TREE/tools-tests.log" >&2; fail=1; }
     fi
     if [ -n "$fail" ]; then
         echo "series-check: FAIL at patch $((i + 1))/$n: $name" >&2

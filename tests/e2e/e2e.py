@@ -1109,11 +1109,16 @@ def trace_tools(conf, tr):
     write(os.path.join(out, 'trace.xenalyze.txt'), r.stdout + r.stderr)
     if r.returncode:
         return 'xenalyze --summary exited %d' % r.returncode
+    fmt_txt = os.path.join(out, 'trace.xentrace_format.txt')
+    if os.path.exists(fmt_txt):
+        os.remove(fmt_txt)
+    if not os.path.exists(os.path.join(conf['inst'], 'usr/bin/xentrace_format')):
+        return ''       # Xen 4.19 removed it
     with open(tr, 'rb') as f:
         r = subprocess.run(['/usr/bin/python3', os.path.join(conf['inst'], 'usr/bin/xentrace_format'),
                             os.path.join(conf['tree'], 'tools/xentrace/formats')],
                            stdin=f, capture_output=True, timeout=300)
-    write(os.path.join(out, 'trace.xentrace_format.txt'), r.stdout.decode(errors='replace'))
+    write(fmt_txt, r.stdout.decode(errors='replace'))
     if r.returncode:
         return 'xentrace_format exited %d: %s' % (r.returncode, r.stderr.decode(errors='replace').strip()[-100:])
     return ''
@@ -1148,18 +1153,19 @@ def judge_trace(conf, case, boots):
     if why:
         return False, why
     ps = json.loads(read(os.path.join(out, 'trace.pi-stats.json')))
-    fmt = sum(1 for l in read(os.path.join(out, 'trace.xentrace_format.txt')).splitlines() if ' cpu_change ' not in l)
+    fmt_out = read(os.path.join(out, 'trace.xentrace_format.txt'))
+    fmt = None if fmt_out is None else sum(1 for l in fmt_out.splitlines() if ' cpu_change ' not in l)
     write(os.path.join(out, 'trace.log'), '== trace: %d bytes, recorded in dom0 with: %s, stopped after %s\n'
-          '== record counts: pi-stats %d, xtcount %d, xentrace_format %d\n== windows: pi-stats %d, xtcount %d\n'
+          '== record counts: pi-stats %d, xtcount %d, xentrace_format %s\n== windows: pi-stats %d, xtcount %d\n'
           % (os.path.getsize(tr), (read(os.path.join(d, 'trace.cmd')) or '').strip(),
-             (read(os.path.join(d, 'trace.stopped')) or '?').strip(), ps['records'], xt['records'], fmt,
-             ps['windows'], xt['windows']))
+             (read(os.path.join(d, 'trace.stopped')) or '?').strip(), ps['records'], xt['records'],
+             'not in this Xen' if fmt is None else fmt, ps['windows'], xt['windows']))
     for line in read(os.path.join(out, 'trace.pi-stats.txt')).splitlines():
         log('  ' + line)
     domid = (read(os.path.join(d, 'trace.domid')) or '').strip()
     if ps['records'] != xt['records']:
         return False, 'record counts differ: pi-stats %d, independent decoder %d' % (ps['records'], xt['records'])
-    if fmt != xt['records']:
+    if fmt is not None and fmt != xt['records']:
         return False, 'record counts differ: xentrace_format %d, independent decoder %d' % (fmt, xt['records'])
     if ps['windows'] != xt['windows']:
         return False, 'window counts differ: pi-stats %d, decoder %d' % (ps['windows'], xt['windows'])
@@ -1173,9 +1179,9 @@ def judge_trace(conf, case, boots):
     if not re.search(r'^\|-- Domain %s --\|' % re.escape(domid or '?'), read(os.path.join(out, 'trace.xenalyze.txt')), re.M):
         return False, ('xenalyze --summary shows no activity of the traced guest (domain %s): the trace '
                        'missed its boot' % (domid or 'id unknown'))
-    return True, ('%d bytes, %d records in %d windows on %d pCPUs, %d lost; pi-stats = xtcount = '
-                  'xentrace_format; %s' % (os.path.getsize(tr), xt['records'], xt['windows'], xt['pcpus'],
-                                           xt['lost_records'], live))
+    return True, ('%d bytes, %d records in %d windows on %d pCPUs, %d lost; pi-stats = xtcount%s; %s'
+                  % (os.path.getsize(tr), xt['records'], xt['windows'], xt['pcpus'], xt['lost_records'],
+                     ' (no xentrace_format in this Xen)' if fmt is None else ' = xentrace_format', live))
 
 
 JUDGES = {'topo': judge_topo, 'bad': judge_bad, 'save': judge_save,

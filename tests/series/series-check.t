@@ -14,10 +14,12 @@ export SERIES_CHECK_CACHE=$work/built
 out=$("$TOP/scripts/series-check.sh" 2>&1)
 rc=$?
 is "$rc" 0 "series-check passes on patches/series"
-is "$(grep -c -E '^series-check: ok [0-9]+/[0-9]+ \((hypervisor|tools|docs only)' <<<"$out")" "$n" \
+is "$(grep -c -E '^series-check: ok [0-9]+/[0-9]+ \((hypervisor|tools|tests|docs only)' <<<"$out")" "$n" \
     "series-check built after each of the $n patches"
 ok "a patch touching only tools/ builds the tools alone" \
     grep -q -E '^series-check: ok [0-9]+/[0-9]+ \(tools, ' <<<"$out"
+ok "the patch adding tools/tests/vmx-pi builds that test alone" \
+    grep -q -E '^series-check: ok [0-9]+/[0-9]+ \(tests vmx-pi, [^)]*\) [0-9]+-tools-tests-' <<<"$out"
 [ "$rc" = 0 ] || diag "$out"
 ok "the build after the last patch left a hypervisor" test -s "$BUILD/xen/xen/xen"
 is "$(wc -l < "$SERIES_CHECK_CACHE")" "$n" "each commit that built is remembered"
@@ -32,12 +34,13 @@ is "$(grep -c '^series-check: ok [0-9]*/[0-9]* (built before)' <<<"$out")" "$n" 
 # #ifndef CONFIG_DEBUG, which the debug build never compiles).
 git clone -q --shared "$BUILD/xen" "$work/scratch"
 tip=$(git -C "$BUILD/xen" rev-parse patches)
-# broken NAME CODE: a copy of the series with one more patch, NAME, that
-# appends CODE to xen/common/version.c; PATCHES for series-check
+# broken NAME CODE [FILE]: a copy of the series with one more patch, NAME,
+# that appends CODE to FILE (default xen/common/version.c); PATCHES for
+# series-check
 broken() {
     local d=$work/$1
     git -C "$work/scratch" checkout -q --detach "$tip"
-    printf '%s\n' "$2" >> "$work/scratch/xen/common/version.c"
+    printf '%s\n' "$2" >> "$work/scratch/${3:-xen/common/version.c}"
     git -C "$work/scratch" -c user.name=t -c user.email=t@t commit -q -am "xen: break the build on purpose
 
 This patch exists only to prove that series-check names the patch that
@@ -69,6 +72,17 @@ ok "it built the release hypervisor for that patch alone" \
 ok "and names the patch: $(grep FAIL <<<"$out")" grep -q "^series-check: FAIL at patch $((n + 1))/$((n + 1)): $rel\$" <<<"$out"
 ok "the compiler's complaint is shown" grep -q "undeclared_in_release" <<<"$out"
 ok "the failed release build leaves no xen binary behind" test ! -e "$BUILD/xen-release/xen/xen"
+
+tst=9999-tools-tests-break-the-build-on-purpose.patch
+broken "$tst" 'int xen_bigvm_broken(void) { return undeclared_in_test; }' \
+    tools/tests/vmx-pi/main.c
+out=$(PATCHES=$work/$tst "$TOP/scripts/series-check.sh" 2>&1)
+rc=$?
+is "$rc" 1 "series-check fails on a patch that breaks a unit test's build"
+ok "it built that test alone: $(grep "$tst" <<<"$out" | head -n 1)" \
+    grep -q "^series-check: [0-9]*/[0-9]*: building (tests vmx-pi) $tst" <<<"$out"
+ok "and names the patch: $(grep FAIL <<<"$out")" grep -q "^series-check: FAIL at patch $((n + 1))/$((n + 1)): $tst\$" <<<"$out"
+ok "the compiler's complaint is shown" grep -q "undeclared_in_test" <<<"$out"
 
 # Back to the real series, built.
 "$TOP/scripts/pq.sh" import "$BUILD/xen" >/dev/null &&

@@ -49,7 +49,8 @@ build() {
         -D__XEN_INTERFACE_VERSION__=__XEN_LATEST_INTERFACE_VERSION__ \
         -D__XEN_TOOLS__ -D_LARGEFILE_SOURCE -D_LARGEFILE64_SOURCE \
         -DCONFIG_PCI_SUPP_LEGACY_IRQ -include "$TREE/tools/config.h" \
-        -I"$light" -I"$TREE/tools/include" -I"$TREE/tools" "$@" \
+        -I"$light" -I"$TREE/tools/include" -I"$TREE/tools" \
+        -iquote "$TREE/tools/libacpi" "$@" \
         -o "$out" "$acpi" "$dir/libxl-acpi.c" "$dir/fake-xencall.c" \
         "$light/libxenlight.a" \
         -L"$TREE/tools/libs/guest" -L"$TREE/tools/libs/ctrl" \
