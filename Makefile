@@ -83,11 +83,13 @@ pi-stats:
 pi-harness: tree
 	@$(MAKE) -s -C tests/pi-harness TREE=$(TREE) bench
 
+# Each base's boot test writes to its own directory (build/e2e-master, ...).
+E2E_OUT ?= $(patsubst $(BUILD)/xen%,$(BUILD)/e2e%,$(TREE))
 e2e: xen-debug tools pi-stats
-	@/usr/bin/python3 tests/e2e/e2e.py
+	@E2E_OUT=$(E2E_OUT) /usr/bin/python3 tests/e2e/e2e.py
 
 e2e-shell: xen-debug tools pi-stats
-	@/usr/bin/python3 tests/e2e/e2e.py --shell
+	@E2E_OUT=$(E2E_OUT) /usr/bin/python3 tests/e2e/e2e.py --shell
 
 xen-stock: tree
 	@scripts/build-xen.sh stock

@@ -6,9 +6,9 @@
 # the suite's unit tests of the tree's own code (Xen's CPU policy tests
 # with the topology cases, guest_cpuid(), libxl's vNUMA ACPI tables, the
 # APIC ID domctl's wrapper, xentrace's pipe writes, the in-tree
-# tools/tests/vmx-pi), and runs the PI harness on its own pi.c; master's queue, written as xen-devel series,
-# applies in order and gives the same tree.  The rest of the suite (the
-# boot test, series-check) covers 4.17.
+# tools/tests/vmx-pi), and runs the PI harness on its own pi.c; master's
+# queue, written as xen-devel series, applies in order and gives the same
+# tree.  The rest of the suite (the boot test, series-check) covers 4.17.
 #
 # Sources: XEN_SRC_4_20 and XEN_SRC_MASTER (a tree or a tarball of one, as
 # XEN_SRC takes); without XEN_SRC_4_20 the Debian 13 source package is

@@ -95,39 +95,27 @@ static inline uint32_t cpuid_count_ebx(uint32_t leaf, uint32_t subleaf)
 
 /*
  * asm/xstate.h since 4.20: the size of the XSAVE area for the components
- * of @xcr0, standard or compacted, from this host's CPUID leaf 0xd as Xen
- * reads it from its own.
+ * of @xstates, standard or compacted, from this host's CPUID leaf 0xd as
+ * Xen reads it from its own.
  */
-static inline unsigned int xstate_uncompressed_size(uint64_t xcr0)
+static inline unsigned int xstate_size(uint64_t xstates, bool compacted)
 {
     unsigned int size = 512 + 64, i, a, b, c, d;   /* Legacy area, header. */
-
-    for ( i = 2; i < 63; i++ )
-    {
-        if ( !(xcr0 & (1ULL << i)) )
-            continue;
-        __cpuid_count(0xd, i, a, b, c, d);
-        if ( a + b > size )
-            size = a + b;
-    }
-    return size;
-}
-
-static inline unsigned int xstate_compressed_size(uint64_t xstates)
-{
-    unsigned int size = 512 + 64, i, a, b, c, d;
 
     for ( i = 2; i < 63; i++ )
     {
         if ( !(xstates & (1ULL << i)) )
             continue;
         __cpuid_count(0xd, i, a, b, c, d);
-        if ( c & 2 )                            /* 64-byte aligned. */
-            size = (size + 63) & ~63U;
-        size += a;
+        if ( !compacted )
+            size = a + b > size ? a + b : size;
+        else
+            size = (c & 2 ? (size + 63) & ~63U : size) + a;
     }
     return size;
 }
+#define xstate_uncompressed_size(xcr0) xstate_size(xcr0, false)
+#define xstate_compressed_size(xstates) xstate_size(xstates, true)
 
 struct domain {
     bool hvm;
