@@ -94,6 +94,7 @@ PV_321 = ['type = "pv"', 'vcpus = 6', 'maxvcpus = 6',
           vnuma('0-2:128', '3-4:128', '5:128')]
 PV_NONCONTIG = PV4 + [vnuma('0,2:128', '1,3:128')]
 PV_2X2 = PV4 + [vnuma('0-1:128', '2-3:128'), topo('vnuma')]
+PV6 = ['type = "pv"', 'vcpus = 6', 'maxvcpus = 6']
 
 LAYOUTS = {
     'pv-default': ['type = "pv"', 'memory = 256', 'vcpus = 4'],
@@ -109,6 +110,10 @@ LAYOUTS = {
     'pvh-vnuma-aligned': PVH4 + [vnuma('0-1:128', '2-3:128'), topo('vnuma')],
     # 4 vnodes: libxl reads back a 4x4 distance table for the ACPI SLIT
     'pvh-vnuma-4': PVH4 + [vnuma('0:64', '1:64', '2:64', '3:64'), topo('vnuma')],
+    # sockets/cores/threads without vNUMA; sockets filled in where left out
+    'pv-layout-2x1x2': PV4 + ['memory = 256', topo('cores=1,threads=2')],
+    'pv-layout-2x3': PV6 + ['memory = 256', topo('sockets=2,cores=3,apicid')],
+    'pvh-layout-2x2': PVH4 + ['memory = 256', topo('cores=2')],
     'bad-no-vnuma': ['type = "pv"', 'memory = 256', 'vcpus = 4', topo('vnuma')],
     # 5 vnodes of 33 vCPUs: 6 bits per package, so vnode 4 starts at APIC
     # ID 256 (vnuma_apicid: "vnuma" refuses the layout earlier)
@@ -123,6 +128,13 @@ LAYOUTS = {
                           vnuma('0-2:128', '3-4:128', '5:128'), topo('vnuma')],
     'bad-pv-321': PV_321 + [topo('vnuma')],
     'bad-pv-noncontig': PV_NONCONTIG + [topo('vnuma')],
+    'bad-layout-product': PV4 + [topo('sockets=3,cores=1')],
+    'bad-layout-syntax': PV4 + [topo('sockets=2,cores=two')],
+    'bad-layout-vnuma': PV_2X2[:-1] + [topo('sockets=2,cores=2')],
+    # IDs 0,1,2 / 4,5,6 are not what Linux 6.9+ numbers them
+    'bad-pv-layout-2x3': PV6 + [topo('sockets=2,cores=3')],
+    'bad-pvh-layout-threads': PVH4 + [topo('cores=2,threads=2')],
+    'bad-amd-layout-threads': PV4 + [topo('threads=2')],
     'save-vnuma': PV_2X2,
     'domctl-apic-ids': PV_2X2,
 }
@@ -140,31 +152,35 @@ AMD_NO_L4 = '0x4.0.type=0'
 PV_NO_B = '0xb.0.type=0 0xb.0.x2apic=0'
 
 
-def amd_pv_cpuid(n):
-    """PV on the AMD model, packages of N IDs: lppp and NC N, ApicIdSize
-    log2(N), CMP_LEGACY; no leaf 4, no leaf 0xb, no TOPOEXT."""
+def amd_pv_cpuid(n, cores=None):
+    """PV on the AMD model, packages of N IDs holding CORES (default N):
+    lppp N, NC CORES, ApicIdSize log2(N), CMP_LEGACY; no leaf 4, no leaf
+    0xb, no TOPOEXT."""
     w = (n - 1).bit_length()
     return ('all 0x1.lppp=%d 0x1.htt=1 0x4.0.type=0 0xb.0.type=0 0xb.0.x2apic=0\n'
             'all 0x80000001.cmp_legacy=1 0x80000001.topoext=0\n'
-            'all 0x80000008.apicidsize=%d 0x80000008.nc=%d\n' % (n, w, n))
+            'all 0x80000008.apicidsize=%d 0x80000008.nc=%d\n' % (n, w, cores or n))
 
 
-def intel_cpuid(n, shift, largest):
+def intel_cpuid(n, shift, largest, threads=1):
     """PV on the Intel model, packages of N IDs (1 << SHIFT), the largest
-    vnode LARGEST vCPUs: leaf 4 N cores on every cache, the L3 shared by
-    N; leaf 0xb SMT level (shift 0, 1) and core level (SHIFT, LARGEST)."""
+    package LARGEST vCPUs, cores of THREADS (a power of two): leaf 4
+    N / THREADS cores on every cache, L1 and L2 shared by a core's threads,
+    the L3 by N; leaf 0xb SMT level (log2(THREADS), THREADS) and core level
+    (SHIFT, LARGEST)."""
     return ('all 0x1.lppp={n} 0x1.htt=1\n'
-            'all 0x4.0.type=1 0x4.0.level=1 0x4.0.share=1 0x4.0.cores={n}\n'
-            'all 0x4.1.type=2 0x4.1.level=1 0x4.1.share=1 0x4.1.cores={n}\n'
-            'all 0x4.2.type=3 0x4.2.level=2 0x4.2.share=1 0x4.2.cores={n}\n'
-            'all 0x4.3.type=3 0x4.3.level=3 0x4.3.share={n} 0x4.3.cores={n}\n'
+            'all 0x4.0.type=1 0x4.0.level=1 0x4.0.share={t} 0x4.0.cores={c}\n'
+            'all 0x4.1.type=2 0x4.1.level=1 0x4.1.share={t} 0x4.1.cores={c}\n'
+            'all 0x4.2.type=3 0x4.2.level=2 0x4.2.share={t} 0x4.2.cores={c}\n'
+            'all 0x4.3.type=3 0x4.3.level=3 0x4.3.share={n} 0x4.3.cores={c}\n'
             'all 0x4.4.type=0\n'
-            'all 0xb.0.type=1 0xb.0.shift=0 0xb.0.count=1\n'
+            'all 0xb.0.type=1 0xb.0.shift={ts} 0xb.0.count={t}\n'
             'all 0xb.1.type=2 0xb.1.shift={s} 0xb.1.count={l}\n'
             'all 0xb.2.type=0 0xb.2.x2apic=0\n'
             'all 0x80000001.cmp_legacy=0 0x80000001.topoext=0\n'
             'all 0x80000008.apicidsize=0 0x80000008.nc=1\n'
-            .format(n=n, s=shift, l=largest))
+            .format(n=n, s=shift, l=largest, t=threads, c=n // threads,
+                    ts=(threads - 1).bit_length()))
 
 
 def ids(fields, *apic):
@@ -207,7 +223,7 @@ PVH_DEFAULT = ('all 0x1.lppp=8 0x1.htt=1 %s 0xb.0.type=0\n'
 
 def pvh_vnuma(lppp, size, nc):
     """APIC IDs 2 * vcpu_id; packages of LPPP IDs (the unused thread bit
-    included)."""
+    included) holding NC cores."""
     return ('all 0x1.lppp=%d 0x80000008.apicidsize=%d 0x80000008.nc=%d\n'
             'all 0x1.htt=1 %s 0xb.0.type=0\n'
             'all 0x80000001.cmp_legacy=1 0x80000001.topoext=0\n'
@@ -247,6 +263,13 @@ PVH_ALIGNED = lines((0, 0, '0-1', '0-1', 0), (0, 2, '0-1', '0-1', 2),
                     (1, 0, '2-3', '2-3', 4), (1, 2, '2-3', '2-3', 6))
 # APIC IDs 0,2,4,6, 1 bit per package: each vCPU its own package and L3
 PVH_FOUR = lines(*[(i, 0, str(i), str(i), 2 * i) for i in range(4)])
+# 2 packages of 1 core of 2 threads: vCPUs 0,1 are core 0 of package 0
+THREADS_2X1X2 = lines((0, 0, '0-1', '0-1', 0), (0, 0, '0-1', '0-1', 1),
+                      (1, 0, '2-3', '2-3', 2), (1, 0, '2-3', '2-3', 3))
+# 2 packages of 3 cores: APIC IDs 0,1,2 / 4,5,6
+LAYOUT_2X3 = lines((0, 0, '0-2', '0-2', 0), (0, 1, '0-2', '0-2', 1),
+                   (0, 2, '0-2', '0-2', 2), (1, 0, '3-5', '3-5', 4),
+                   (1, 1, '3-5', '3-5', 5), (1, 2, '3-5', '3-5', 6))
 
 BOTH = ('6.1', '6.12')
 
@@ -269,7 +292,7 @@ TOPO = [
     dict(family='pv-apicid-321', kernels=('6.1',), cpus=('amd', 'intel'),
          sysfs={'*': THREE_TWO_ONE},
          # packages of 4 IDs (shift 2), the largest vnode 3 vCPUs
-         cpuid={'amd': amd_pv_cpuid(4) + amd_ids(0, 1, 2, 4, 5, 8),
+         cpuid={'amd': amd_pv_cpuid(4, 3) + amd_ids(0, 1, 2, 4, 5, 8),
                 'intel': intel_cpuid(4, 2, 3) + intel_ids(0, 1, 2, 4, 5, 8)}),
     dict(family='pv-apicid-noncontig', kernels=('6.1',), cpus=('amd', 'intel'),
          sysfs={'*': NONCONTIG},
@@ -278,9 +301,18 @@ TOPO = [
     dict(family='pvh-default', kernels=BOTH, cpus=('amd',),
          sysfs={'*': PVH_DEFAULT_LINES}, cpuid={'amd': PVH_DEFAULT}),
     dict(family='pvh-vnuma-aligned', kernels=BOTH, cpus=('amd',),
-         sysfs={'*': PVH_ALIGNED}, cpuid={'amd': pvh_vnuma(4, 2, 4)}),
+         sysfs={'*': PVH_ALIGNED}, cpuid={'amd': pvh_vnuma(4, 2, 2)}),
     dict(family='pvh-vnuma-4', kernels=BOTH, cpus=('amd',),
-         sysfs={'*': PVH_FOUR}, cpuid={'amd': pvh_vnuma(2, 1, 2)}),
+         sysfs={'*': PVH_FOUR}, cpuid={'amd': pvh_vnuma(2, 1, 1)}),
+    # threads: Intel only (AMD shows them in leaves guests don't get)
+    dict(family='pv-layout-2x1x2', kernels=BOTH, cpus=('intel',),
+         sysfs={'*': THREADS_2X1X2},
+         cpuid={'intel': intel_cpuid(2, 1, 2, threads=2) + intel_ids(0, 1, 2, 3)}),
+    dict(family='pv-layout-2x3', kernels=('6.1',), cpus=('amd',),
+         sysfs={'*': LAYOUT_2X3},
+         cpuid={'amd': amd_pv_cpuid(4, 3) + amd_ids(0, 1, 2, 4, 5, 6)}),
+    dict(family='pvh-layout-2x2', kernels=BOTH, cpus=('amd',),
+         sysfs={'*': PVH_ALIGNED}, cpuid={'amd': pvh_vnuma(4, 2, 2)}),
 ]
 
 # -- the other kinds, on the AMD model, Linux 6.1 ----------------------------
@@ -297,6 +329,18 @@ OTHER = [
          expect=r'cpu_topology="vnuma".*contiguous vcpu ranges 0-[0-9]+.*every guest kernel.*cpu_topology="vnuma_apicid"'),
     dict(name='bad-pv-noncontig', kind='bad',
          expect=r'cpu_topology="vnuma".*contiguous vcpu ranges 0-[0-9]+.*every guest kernel.*cpu_topology="vnuma_apicid"'),
+    dict(name='bad-layout-product', kind='bad',
+         expect=r'cpu_topology="sockets=3,cores=1,threads=1".*not the guest.s 4 vcpus'),
+    dict(name='bad-layout-syntax', kind='bad',
+         expect=r'invalid value.*cores=two.*cpu_topology.*sockets=S,cores=C,threads=T'),
+    dict(name='bad-layout-vnuma', kind='bad',
+         expect=r'cpu_topology="sockets=2,cores=2,threads=1" is a layout without vnuma.*cpu_topology="vnuma"'),
+    dict(name='bad-pv-layout-2x3', kind='bad',
+         expect=r'cpu_topology="sockets=2,cores=3,threads=1".*APIC IDs are the vcpu numbers.*",apicid"'),
+    dict(name='bad-pvh-layout-threads', kind='bad',
+         expect=r'cpu_topology="sockets=1,cores=2,threads=2".*PVH/HVM APIC IDs.*threads=1'),
+    dict(name='bad-amd-layout-threads', kind='bad',
+         expect=r'cpu_topology="sockets=1,cores=2,threads=2".*Intel only.*threads=1'),
     dict(name='save-vnuma', kind='save', expect='Cannot save a guest with vNUMA configured'),
     # Xen checks the IDs against the policy (packages of 2 IDs) before the
     # domain runs, and takes none once it has run

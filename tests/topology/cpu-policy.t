@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Xen's own CPU policy unit tests (tools/tests/cpu-policy), built from the
-# patched tree, with the vNUMA topology cases of x86_topo_from_vnuma().
+# patched tree, with the topology cases of x86_topo_from_vnuma() and
+# x86_topo_from_parts().
 # TREE (default build/xen) must have its tools configured (`make tools`).
 . "$(dirname "$0")/../lib/tap.sh"
 set -u
@@ -63,6 +64,17 @@ for c in "Intel PV 3/2/1" "AMD PV 3/2/1" "Intel PV non-contiguous" \
          "Intel PV seq 2 vnodes of 12" "AMD PV seq 2 vnodes of 24" \
          "Intel PV seq 2 vnodes of 28" "AMD PV seq 4 vnodes of 8" \
          "Intel PV seq 32+32+24" "AMD PV seq 8 vnodes of 32"; do
+    ok "case held: $c" grep -qxF "  ok: $c" <<<"$group_out"
+done
+
+group "socket, core and thread layouts" 30
+# Layouts users name as QEMU's -smp: threads (Intel, PV), 6 and 12 cores,
+# the by-vCPU-number rule, HVM IDs, and each refusal.
+for c in "Intel PV 2x2x2" "Intel PV seq 1x3x2" "Intel PV 2x1x3" \
+         "Intel PV seq 2x1x3" "Intel PV 2x12x2" "AMD PV 4x6x1" \
+         "AMD PV seq 4x6x1" "AMD PV 1x2x2" "AMD HVM 1x6x1" "AMD HVM 2x3x1" \
+         "AMD HVM 2x1x2" "Intel HVM 1x64x1" "Intel PV 1x128x1" \
+         "AMD PV 1x128x1" "Intel PV 5x33x1"; do
     ok "case held: $c" grep -qxF "  ok: $c" <<<"$group_out"
 done
 
