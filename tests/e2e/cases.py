@@ -136,6 +136,7 @@ LAYOUTS = {
     'bad-pvh-layout-threads': PVH4 + [topo('cores=2,threads=2')],
     'bad-amd-layout-threads': PV4 + [topo('threads=2')],
     'save-vnuma': PV_2X2,
+    'save-pv-layout': PV4 + ['memory = 256', topo('sockets=2,cores=2')],
     'domctl-apic-ids': PV_2X2,
 }
 
@@ -342,12 +343,18 @@ OTHER = [
     dict(name='bad-amd-layout-threads', kind='bad',
          expect=r'cpu_topology="sockets=1,cores=2,threads=2".*Intel only.*threads=1'),
     dict(name='save-vnuma', kind='save', expect='Cannot save a guest with vNUMA configured'),
+    # the chosen APIC IDs are not in the stream
+    dict(name='save-pv-layout', kind='save',
+         expect='Cannot save a PV guest with cpu_topology configured'),
     # Xen checks the IDs against the policy (packages of 2 IDs) before the
-    # domain runs, and takes none once it has run
+    # domain runs, and takes none once it has run; a policy set after them
+    # must fit them too
     dict(name='domctl-apic-ids', kind='domctl', expect=(
         'duplicate ID: rc -1 errno EEXIST\n'
         'too few IDs: rc -1 errno EINVAL\n'
         "the layout's IDs, before it runs: rc 0\n"
+        'a policy of packages of 4 IDs: rc -1 errno EINVAL\n'
+        "the layout's policy again: rc 0\n"
         "the layout's IDs, after it ran: rc -1 errno EEXIST\n")),
 ]
 
