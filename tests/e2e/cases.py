@@ -135,6 +135,9 @@ LAYOUTS = {
     'bad-pv-layout-2x3': PV6 + [topo('sockets=2,cores=3')],
     'bad-pvh-layout-threads': PVH4 + [topo('cores=2,threads=2')],
     'bad-amd-layout-threads': PV4 + [topo('threads=2')],
+    # cpuid= overriding what cpu_topology sets, in both syntaxes
+    'bad-cpuid-htt': PV4 + ['memory = 256', topo('cores=2'), 'cpuid = "host,htt=0"'],
+    'bad-cpuid-nc': PV_2X2 + ['cpuid = [ "0x80000008:ecx=xxxxxxxxxxxxxxxxxxxxxxxx00000011" ]'],
     'save-vnuma': PV_2X2,
     'save-pv-layout': PV4 + ['memory = 256', topo('sockets=2,cores=2')],
     'domctl-apic-ids': PV_2X2,
@@ -342,6 +345,10 @@ OTHER = [
          expect=r'cpu_topology="sockets=1,cores=2,threads=2".*PVH/HVM APIC IDs.*threads=1'),
     dict(name='bad-amd-layout-threads', kind='bad',
          expect=r'cpu_topology="sockets=1,cores=2,threads=2".*Intel only.*threads=1'),
+    dict(name='bad-cpuid-htt', kind='bad',
+         expect=r'cpu_topology="sockets=2,cores=2,threads=1" sets the CPUID topology fields that cpuid= overrides in leaf 0x1:'),
+    dict(name='bad-cpuid-nc', kind='bad',
+         expect=r'cpu_topology="vnuma" sets the CPUID topology fields that cpuid= overrides in leaf 0x80000008:'),
     dict(name='save-vnuma', kind='save', expect='Cannot save a guest with vNUMA configured'),
     # the chosen APIC IDs are not in the stream
     dict(name='save-pv-layout', kind='save',
