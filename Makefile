@@ -55,6 +55,7 @@ pq-import: deps
 
 pq-export:
 	@scripts/pq.sh export $(TREE)
+	@scripts/patch-table.py
 
 # The master queue as the three series for xen-devel (build/submission).
 submission:
