@@ -95,6 +95,7 @@ PV_321 = ['type = "pv"', 'vcpus = 6', 'maxvcpus = 6',
 PV_NONCONTIG = PV4 + [vnuma('0,2:128', '1,3:128')]
 PV_2X2 = PV4 + [vnuma('0-1:128', '2-3:128'), topo('vnuma')]
 PV6 = ['type = "pv"', 'vcpus = 6', 'maxvcpus = 6']
+PVH6 = ['type = "pvh"', 'vcpus = 6', 'maxvcpus = 6', 'tsc_mode = "native"']
 
 LAYOUTS = {
     'pv-default': ['type = "pv"', 'memory = 256', 'vcpus = 4'],
@@ -110,10 +111,13 @@ LAYOUTS = {
     'pvh-vnuma-aligned': PVH4 + [vnuma('0-1:128', '2-3:128'), topo('vnuma')],
     # 4 vnodes: libxl reads back a 4x4 distance table for the ACPI SLIT
     'pvh-vnuma-4': PVH4 + [vnuma('0:64', '1:64', '2:64', '3:64'), topo('vnuma')],
+    # 2 * vcpu_id can't show these: libxl chooses the APIC IDs
+    'pvh-vnuma-321': PVH6 + [vnuma('0-2:128', '3-4:128', '5:128'), topo('vnuma')],
     # sockets/cores/threads without vNUMA; sockets filled in where left out
     'pv-layout-2x1x2': PV4 + ['memory = 256', topo('cores=1,threads=2')],
     'pv-layout-2x3': PV6 + ['memory = 256', topo('sockets=2,cores=3,apicid')],
     'pvh-layout-2x2': PVH4 + ['memory = 256', topo('cores=2')],
+    'pvh-layout-2x3': PVH6 + ['memory = 256', topo('sockets=2')],
     'bad-no-vnuma': ['type = "pv"', 'memory = 256', 'vcpus = 4', topo('vnuma')],
     # 5 vnodes of 33 vCPUs: 6 bits per package, so vnode 4 starts at APIC
     # ID 256 (vnuma_apicid: "vnuma" refuses the layout earlier)
@@ -121,11 +125,9 @@ LAYOUTS = {
                      vnuma('0-32:64', '33-65:64', '66-98:64', '99-131:64',
                            '132-164:64'), topo('vnuma_apicid')],
     'bad-unknown-value': PV4 + [vnuma('0-1:128', '2-3:128'), topo('bogus')],
-    # PVH APIC IDs are 2 * vcpu_id: a vnode starting at vCPU 3 cannot be
-    # its own package
-    'bad-pvh-unaligned': ['type = "pvh"', 'vcpus = 6', 'maxvcpus = 6',
-                          'tsc_mode = "native"',
-                          vnuma('0-2:128', '3-4:128', '5:128'), topo('vnuma')],
+    # HVM APIC IDs are 2 * vcpu_id (hvmloader): packages of 3 can't be shown
+    'bad-hvm-layout-2x3': ['type = "hvm"', 'vcpus = 6', 'maxvcpus = 6',
+                           topo('sockets=2,cores=3')],
     'bad-pv-321': PV_321 + [topo('vnuma')],
     'bad-pv-noncontig': PV_NONCONTIG + [topo('vnuma')],
     'bad-layout-product': PV4 + [topo('sockets=3,cores=1')],
@@ -133,13 +135,13 @@ LAYOUTS = {
     'bad-layout-vnuma': PV_2X2[:-1] + [topo('sockets=2,cores=2')],
     # IDs 0,1,2 / 4,5,6 are not what Linux 6.9+ numbers them
     'bad-pv-layout-2x3': PV6 + [topo('sockets=2,cores=3')],
-    'bad-pvh-layout-threads': PVH4 + [topo('cores=2,threads=2')],
     'bad-amd-layout-threads': PV4 + [topo('threads=2')],
     # cpuid= overriding what cpu_topology sets, in both syntaxes
     'bad-cpuid-htt': PV4 + ['memory = 256', topo('cores=2'), 'cpuid = "host,htt=0"'],
     'bad-cpuid-nc': PV_2X2 + ['cpuid = [ "0x80000008:ecx=xxxxxxxxxxxxxxxxxxxxxxxx00000011" ]'],
     'save-vnuma': PV_2X2,
     'save-pv-layout': PV4 + ['memory = 256', topo('sockets=2,cores=2')],
+    'save-pvh-layout': PVH6 + ['memory = 256', topo('sockets=2')],
     'domctl-apic-ids': PV_2X2,
 }
 
@@ -223,6 +225,14 @@ PVH_IDS = ('cpu0 0x1.apic=0 0xb.0.x2apic=0\ncpu1 0x1.apic=2 0xb.0.x2apic=2\n'
 PVH_DEFAULT = ('all 0x1.lppp=8 0x1.htt=1 %s 0xb.0.type=0\n'
                'all 0x80000001.cmp_legacy=0 0x80000001.topoext=0\n'
                'all 0x80000008.apicidsize=3 0x80000008.nc=8\n' % AMD_NO_L4 + PVH_IDS)
+
+
+def pvh_chosen(lppp, size, nc, *apic):
+    """APIC IDs chosen by libxl: packages of LPPP IDs holding NC cores."""
+    return ('all 0x1.lppp=%d 0x80000008.apicidsize=%d 0x80000008.nc=%d\n'
+            'all 0x1.htt=1 %s 0xb.0.type=0\n'
+            'all 0x80000001.cmp_legacy=1 0x80000001.topoext=0\n'
+            % (lppp, size, nc, AMD_NO_L4) + ids('0x1.apic 0xb.0.x2apic', *apic))
 
 
 def pvh_vnuma(lppp, size, nc):
@@ -318,6 +328,11 @@ TOPO = [
     # the layout only: pvh-vnuma-aligned shows the same topology on both
     dict(family='pvh-layout-2x2', kernels=('6.12',), cpus=('amd',),
          sysfs={'*': PVH_ALIGNED}, cpuid={'amd': pvh_vnuma(4, 2, 2)}),
+    # PVH with APIC IDs chosen by libxl (MADT, SRAT, vLAPIC and CPUID alike)
+    dict(family='pvh-layout-2x3', kernels=BOTH, cpus=('amd',),
+         sysfs={'*': LAYOUT_2X3}, cpuid={'amd': pvh_chosen(4, 2, 3, 0, 1, 2, 4, 5, 6)}),
+    dict(family='pvh-vnuma-321', kernels=BOTH, cpus=('amd',),
+         sysfs={'*': THREE_TWO_ONE}, cpuid={'amd': pvh_chosen(4, 2, 3, 0, 1, 2, 4, 5, 8)}),
 ]
 
 # -- the other kinds, on the AMD model, Linux 6.1 ----------------------------
@@ -328,8 +343,8 @@ OTHER = [
     dict(name='bad-no-vnuma', kind='bad', expect=r'cpu_topology.*vnuma.*(need|requir)'),
     dict(name='bad-apic-ids', kind='bad', expect=r'cpu_topology.*APIC ID.*25[56]'),
     dict(name='bad-unknown-value', kind='bad', expect=r'invalid value.*bogus.*cpu_topology'),
-    dict(name='bad-pvh-unaligned', kind='bad',
-         expect=r'cpu_topology.*(contiguous|aligned|multiple of)'),
+    dict(name='bad-hvm-layout-2x3', kind='bad',
+         expect=r'cpu_topology="sockets=2,cores=3,threads=1": HVM APIC IDs are 2 \* vcpu id.*PVH guests can have any layout'),
     dict(name='bad-pv-321', kind='bad',
          expect=r'cpu_topology="vnuma".*contiguous vcpu ranges 0-[0-9]+.*every guest kernel.*cpu_topology="vnuma_apicid"'),
     dict(name='bad-pv-noncontig', kind='bad',
@@ -342,8 +357,6 @@ OTHER = [
          expect=r'cpu_topology="sockets=2,cores=2,threads=1" is a layout without vnuma.*cpu_topology="vnuma"'),
     dict(name='bad-pv-layout-2x3', kind='bad',
          expect=r'cpu_topology="sockets=2,cores=3,threads=1".*APIC IDs are the vcpu numbers.*",apicid"'),
-    dict(name='bad-pvh-layout-threads', kind='bad',
-         expect=r'cpu_topology="sockets=1,cores=2,threads=2".*PVH/HVM APIC IDs.*threads=1'),
     dict(name='bad-amd-layout-threads', kind='bad',
          expect=r'cpu_topology="sockets=1,cores=2,threads=2".*Intel only.*threads=1'),
     dict(name='bad-cpuid-htt', kind='bad',
@@ -353,7 +366,9 @@ OTHER = [
     dict(name='save-vnuma', kind='save', expect='Cannot save a guest with vNUMA configured'),
     # the chosen APIC IDs are not in the stream
     dict(name='save-pv-layout', kind='save',
-         expect='Cannot save a PV guest with cpu_topology configured'),
+         expect='Cannot save a guest whose vcpus have APIC IDs chosen by cpu_topology'),
+    dict(name='save-pvh-layout', kind='save', group='pvh',
+         expect='Cannot save a guest whose vcpus have APIC IDs chosen by cpu_topology'),
     # Xen checks the IDs against the policy (packages of 2 IDs) before the
     # domain runs, and takes none once it has run; a policy set after them
     # must fit them too
@@ -385,7 +400,7 @@ def expand():
     for o in OTHER:
         cfg = LAYOUTS[o.get('layout', o['name'])]
         out.append(dict(o, cpu='amd', kernel=DOM0_KERNEL, cfg=cfg,
-                        type=cfg[0].split('"')[1], group='amd'))
+                        type=cfg[0].split('"')[1], group=o.get('group', 'amd')))
     return out
 
 

@@ -33,7 +33,7 @@ void cpuid_viridian_leaves(const struct vcpu *v, uint32_t leaf,
 }
 
 #define NR_VCPUS 4
-#define NR_CASES 109
+#define NR_CASES 145
 
 static unsigned int nr_cases, nr_failed;
 
@@ -196,12 +196,13 @@ static void test_hvm_described(void)
 }
 
 /*
- * PV, 4 vCPUs in 2 vnodes of 2 which aren't contiguous ({0,2} {1,3}, as
- * cpu_topology="vnuma_apicid" takes them): the toolstack chooses APIC IDs
- * 0, 2, 1, 3 (package << 1 | rank), neither vcpu_id nor 2 * vcpu_id.
- * Leaf 0xb EDX and leaf 1 EBX[31:24] must be the chosen ID.
+ * 4 vCPUs in 2 vnodes of 2 which aren't contiguous ({0,2} {1,3}, as
+ * cpu_topology="vnuma_apicid" takes them for PV, and libxl for PVH): the
+ * toolstack chooses APIC IDs 0, 2, 1, 3 (package << 1 | rank), neither
+ * vcpu_id nor 2 * vcpu_id.  Leaf 0xb EDX and leaf 1 EBX[31:24] must be the
+ * chosen ID; PV without x2APIC, HVM and PVH with it.
  */
-static void test_pv_apic_ids(void)
+static void test_chosen_apic_ids(enum kind kind)
 {
     static const unsigned int map[NR_VCPUS] = { 0, 1, 0, 1 };
     static const uint8_t want_ids[NR_VCPUS] = { 0, 2, 1, 3 };
@@ -213,24 +214,25 @@ static void test_pv_apic_ids(void)
     unsigned int i, sub, chosen;
     int rc;
 
-    intel_policy(&p, false);
+    intel_policy(&p, kind != PV);
     rc = x86_topo_from_vnuma(&p, map, NR_VCPUS, 0, ids, NULL);
+    snprintf(name, sizeof(name), "x86_topo_from_vnuma() describes %s"
+             " {0,2} {1,3}: APIC IDs 0 2 1 3", kind_name[kind]);
     result(!rc && !memcmp(ids, want_ids, sizeof(ids)) &&
-           p.topo.subleaf[0].type == 1,
-           "x86_topo_from_vnuma() describes PV {0,2} {1,3}: APIC IDs 0 2 1 3",
-           "no such policy");
-    result(!rc && !x86_topo_check_apic_ids(&p, ids, NR_VCPUS),
-           "the PV APIC IDs pass XEN_DOMCTL_set_vcpu_apic_ids' check",
+           p.topo.subleaf[0].type == 1, name, "no such policy");
+    snprintf(name, sizeof(name), "the %s APIC IDs pass"
+             " XEN_DOMCTL_set_vcpu_apic_ids' check", kind_name[kind]);
+    result(!rc && !x86_topo_check_apic_ids(&p, ids, NR_VCPUS), name,
            "refused");
 
     /*
-     * With the IDs, and with the same policy but no IDs chosen (the domctl
-     * never made): then every vCPU reads 0 in both leaves, the APIC ID
-     * leaf 1 gives a PV vCPU without one.
+     * With the IDs, and for PV with the same policy but no IDs chosen (the
+     * domctl never made): then every vCPU reads 0 in both leaves, the APIC
+     * ID leaf 1 gives a PV vCPU without one.
      */
-    for ( chosen = 0; chosen < 2; chosen++ )
+    for ( chosen = kind != PV; chosen < 2; chosen++ )
     {
-        make_domain(&d, v, PV, &p, chosen ? ids : NULL);
+        make_domain(&d, v, kind, &p, chosen ? ids : NULL);
         for ( i = 0; i < NR_VCPUS; i++ )
         {
             unsigned int want = chosen ? want_ids[i] : 0;
@@ -238,26 +240,27 @@ static void test_pv_apic_ids(void)
             for ( sub = 0; sub < 2; sub++ )
             {
                 snprintf(name, sizeof(name),
-                         "described: PV %s vCPU %u leaf 0xb:%u: "
-                         "ECX[7:0] = %u, EDX = %u",
+                         "described: %s %s vCPU %u leaf 0xb:%u: "
+                         "ECX[7:0] = %u, EDX = %u", kind_name[kind],
                          chosen ? "chosen IDs" : "no IDs", i, sub, sub, want);
                 check_leaf(name, query(&v[i], 0xb, sub),
                            topo_leaf(sub, sub, sub ? 2 : 1, want));
             }
 
             snprintf(name, sizeof(name),
-                     "described: PV %s vCPU %u leaf 1 EBX[31:24] = %u",
-                     chosen ? "chosen IDs" : "no IDs", i, want);
+                     "described: %s %s vCPU %u leaf 1 EBX[31:24] = %u",
+                     kind_name[kind], chosen ? "chosen IDs" : "no IDs", i,
+                     want);
             result(query(&v[i], 1, 0).b >> 24 == want, name, "another ID");
         }
     }
 }
 
 /*
- * PV APIC IDs at the top of their 8 bits (128 and more shift into bit 31
- * of leaf 1 EBX): each vCPU reads its own in leaf 1 EBX[31:24].
+ * Chosen APIC IDs at the top of their 8 bits (128 and more shift into bit
+ * 31 of leaf 1 EBX): each vCPU reads its own in leaf 1 EBX[31:24].
  */
-static void test_pv_high_apic_ids(void)
+static void test_high_apic_ids(enum kind kind)
 {
     static uint8_t ids[NR_VCPUS] = { 128, 129, 254, 255 };
     struct cpu_policy p;
@@ -267,11 +270,12 @@ static void test_pv_high_apic_ids(void)
     unsigned int i;
 
     intel_policy(&p, false);
-    make_domain(&d, v, PV, &p, ids);
+    make_domain(&d, v, kind, &p, ids);
     for ( i = 0; i < NR_VCPUS; i++ )
     {
         snprintf(name, sizeof(name),
-                 "PV chosen APIC ID %u: leaf 1 EBX[31:24] = %u", ids[i], ids[i]);
+                 "%s chosen APIC ID %u: leaf 1 EBX[31:24] = %u",
+                 kind_name[kind], ids[i], ids[i]);
         result(query(&v[i], 1, 0).b >> 24 == ids[i], name, "another ID");
     }
 }
@@ -352,11 +356,16 @@ static void test_undescribed(void)
 
 int main(void)
 {
+    enum kind kind;
+
     printf("cases %u\n", NR_CASES);
 
     test_hvm_described();
-    test_pv_apic_ids();
-    test_pv_high_apic_ids();
+    for ( kind = HVM; kind <= PV; kind++ )
+    {
+        test_chosen_apic_ids(kind);
+        test_high_apic_ids(kind);
+    }
     test_undescribed();
 
     if ( nr_cases != NR_CASES )
