@@ -138,7 +138,7 @@ check: deps
 	$(if $(filter-out 4.17,$(BASE)),$(error make check is 4.17's suite, and tests the other bases itself (tests/bases/bases.t): run it without BASE=$(BASE)))
 	@scripts/deps.sh e2e model
 	@$(MAKE) -s --no-print-directory xen tools pi-stats
-	@prove -f tests/foundation/*.t tools/pi-stats/tests/pi-stats.t \
+	@prove -f --timer tests/foundation/*.t tools/pi-stats/tests/pi-stats.t \
 	    tests/sanitizers/*.t tests/topology/*.t tests/xentrace/*.t \
 	    tests/pi-harness/*.t \
 	    tests/model/*.t \

@@ -855,6 +855,11 @@ def topo_outcome(conf, case, rec):
             return 'fail', 'topology differs before the guest stopped (want %s, got %s)' % (
                 want[:len(got)], got)
         why = no_topology(d, c, console)
+        # a vCPU that never came up is not TCG's death, whatever followed
+        m = re.search(r'^(?:\[ *[0-9.]+\] )?(.*(?:do_boot_cpu failed|failed to report alive state'
+                      r'|failed to come online).*)$', console, re.M)
+        if m:
+            return 'fail', '%s; %s' % (why, m.group(1).strip()[:120])
         if read(os.path.join(d, c + '.died')) and tcg_oops(console):
             return 'tcg', why
         if read(os.path.join(d, c + '.timeout')) and tcg_hang(read(os.path.join(d, c + '.hang.txt'))):
