@@ -695,19 +695,23 @@ def next_pvh(conf, sel, boots):
              if st['state'] == 'open' and not st['ok']
              and not any(n in b['cases'] for b in flying)]
     if names or run['state'] != 'open':
-        return names
+        return names[:data.PVH_PER_BOOT]
     need = to_decide(conf, run)
     if sum(len(b['cases']) for b in flying) >= need:
         return []
-    return [n for n, st in cases.items() if st['state'] == 'open']
+    return [n for n, st in cases.items() if st['state'] == 'open'][:data.PVH_PER_BOOT]
 
 
 def run_boots(conf, sel, kern):
     """The boot groups, E2E_JOBS at a time, in the order of data.GROUPS;
     then fresh PVH boots until every PVH case is decided."""
     boots = []
-    fixed = [(g, [c['name'] for c in sel if c['group'] == g]) for g in data.GROUPS]
-    fixed = [(g, n) for g, n in fixed if n]
+    fixed = []
+    for g in data.GROUPS:
+        names = [c['name'] for c in sel if c['group'] == g]
+        # PVH cases in boots of at most PVH_PER_BOOT
+        step = data.PVH_PER_BOOT if g == 'pvh' else max(len(names), 1)
+        fixed += [(g, names[i:i + step]) for i in range(0, len(names), step)]
     vml = kern[data.DOM0_KERNEL]['vmlinuz']
     lock = threading.Lock()
     running = {}
