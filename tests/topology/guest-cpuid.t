@@ -3,8 +3,8 @@
 # tests/topology/guest-cpuid, for CPUID leaf 0xb: with a topology that
 # x86_topo_from_vnuma() described (2 vCPUs per package), HVM and PVH vCPUs
 # report their x2APIC ID (2 * vcpu_id) with x2APIC on and off, and PV, PVH
-# and HVM vCPUs their toolstack-chosen APIC ID, also >= 128, in leaves 1 and
-# 0xb; with none described, leaf 0xb and every
+# and HVM vCPUs their toolstack-chosen APIC ID in leaves 1 and 0xb (IDs
+# 128-255 in leaf 1); with none described, leaf 0xb and every
 # other leaf is what the unpatched guest_cpuid() (tag "base") answers.
 # Plain and with ASan/UBSan; then the base's own cpuid.c must fail exactly
 # the cases the series changes.  TREE (default build/xen) needs no build.
