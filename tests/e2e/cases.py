@@ -331,11 +331,10 @@ TOPO = [
     # the layout only: pvh-vnuma-aligned shows the same topology on both
     dict(family='pvh-layout-2x2', kernels=('6.12',), cpus=('amd',),
          sysfs={'*': PVH_ALIGNED}, cpuid={'amd': pvh_vnuma(4, 2, 2)}),
-    # PVH with APIC IDs chosen by libxl (MADT, SRAT, vLAPIC and CPUID alike),
-    # one kernel each: every PVH case costs boots while TCG kills guests
-    dict(family='pvh-layout-2x3', kernels=('6.12',), cpus=('amd',),
+    # PVH with APIC IDs chosen by libxl (MADT, SRAT, vLAPIC and CPUID alike)
+    dict(family='pvh-layout-2x3', kernels=BOTH, cpus=('amd',),
          sysfs={'*': LAYOUT_2X3}, cpuid={'amd': pvh_chosen(4, 2, 3, 0, 1, 2, 4, 5, 6)}),
-    dict(family='pvh-vnuma-321', kernels=('6.1',), cpus=('amd',),
+    dict(family='pvh-vnuma-321', kernels=BOTH, cpus=('amd',),
          sysfs={'*': THREE_TWO_ONE}, cpuid={'amd': pvh_chosen(4, 2, 3, 0, 1, 2, 4, 5, 8)}),
 ]
 
