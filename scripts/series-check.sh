@@ -9,19 +9,30 @@
 # (tools/tests/DIR, which the tools build leaves out) must build.  Works
 # in TREE, from the first patch to the last, incrementally, so it ends with
 # the whole series built.
-# A commit that built before is not built again (commits are named by their
-# hash, which covers the whole tree and history; the hashes of those that
-# built are kept in SERIES_CHECK_CACHE).  Names the first patch that breaks
-# the build and exits 1.  Each build says when it starts (with its logs) and
-# how long it took.
+# A commit that built before on this machine is not built again: commits
+# are named by their hash, which covers the whole tree and history (pq.sh
+# imports with fixed dates, so a fresh clone gives the same hashes), and
+# the hashes of those that built are kept outside the clone, as ccache's
+# objects are, in a file named after everything else a build depends on:
+# the compiler, the linker, the installed packages and the scripts that
+# build.  Names the first patch that breaks the build and exits 1.  Each
+# build says when it starts (with its logs) and how long it took.
 # Environment: BASE, PATCHES, XEN_SRC, JOBS, NONET as for pq.sh /
 # build-xen.sh; TREE (default build/xen); SERIES_CHECK_CACHE (default
-# TREE/.git/xen-bigvm-series-ok; an empty file builds every patch again).
+# ~/.cache/xen-bigvm/series-check/KEY; an empty file builds every patch
+# again).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 export TREE=${TREE:-$top/build/xen}
-verified=${SERIES_CHECK_CACHE:-$TREE/.git/xen-bigvm-series-ok}
+if [ -z "${SERIES_CHECK_CACHE:-}" ]; then
+    key=$({ gcc --version; ld --version; dpkg-query -W
+            cat "$top/scripts/build-xen.sh" "$top/scripts/series-check.sh" \
+                "$top/scripts/debug-only.py"; } 2>&1 | sha256sum | cut -c1-16)
+    SERIES_CHECK_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/xen-bigvm/series-check/$key
+    mkdir -p "${SERIES_CHECK_CACHE%/*}"
+fi
+verified=$SERIES_CHECK_CACHE
 # shellcheck source=scripts/lib/stage.sh
 . "$top/scripts/lib/stage.sh"
 start=$(stage_now)
@@ -32,15 +43,11 @@ mapfile -t names < <("$top/scripts/pq.sh" series)
 n=${#commits[@]}
 [ "$n" = "${#names[@]}" ] || { echo "series-check: $n commits for ${#names[@]} patches" >&2; exit 1; }
 touch "$verified"
+echo "series-check: commits that built are kept in $verified"
 
 for i in "${!commits[@]}"; do
     c=${commits[$i]}
     name="${names[$i]}"
-    if grep -qx "$c" "$verified"; then
-        echo "series-check: ok $((i + 1))/$n (built before) $name"
-        continue
-    fi
-    git -C "$TREE" checkout -q --detach "$c"
     # The tools only see the hypervisor through the public headers and
     # the CPU policy library (xen/lib, since 4.22 xen/arch/x86/lib), and
     # the hypervisor sees nothing of tools/ and docs/ (which nothing
@@ -71,6 +78,11 @@ for i in "${!commits[@]}"; do
     [ "${#tests[@]}" = 0 ] ||
         what=${what:+$what+}"tests ${tests[*]}"
     what=${what:-docs only}
+    if grep -qx "$c" "$verified"; then
+        echo "series-check: ok $((i + 1))/$n ($what, built before) $name"
+        continue
+    fi
+    git -C "$TREE" checkout -q --detach "$c"
     stage_begin "series-check: $((i + 1))/$n" "building ($what) $name" "${logs[@]}"
     fail=
     if [ -n "$hyp" ]; then
