@@ -44,6 +44,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import threading
 import time
 
@@ -314,8 +315,11 @@ def kernel_deb(conf, ver):
 
 def kernels(conf):
     """{ver: {package, version, sha256, pinned, vmlinuz, kver, root}},
-    unpacked under OUT/kernel/VER; recorded in OUT/kernels.txt."""
+    unpacked under OUT/kernel/VER; recorded in OUT/kernels.txt.  The guest
+    kernels other than dom0's go in conf['ksyms'], by the name dom0 keeps
+    them under, with their package's sha256."""
     got = {}
+    conf['ksyms'] = {}
     for ver in data.KERNELS:
         k = kernel_deb(conf, ver)
         kdir = os.path.join(conf['out'], 'kernel', ver)
@@ -330,6 +334,8 @@ def kernels(conf):
             raise Setup('no vmlinuz in %s' % k['path'])
         k.update(vmlinuz=vml[0], kver=vml[0].split('vmlinuz-', 1)[1], root=os.path.join(kdir, 'x'))
         got[ver] = k
+        if ver != data.DOM0_KERNEL:
+            conf['ksyms'][os.path.basename(kernel_path(ver))] = k['sha256']
         log('kernel %s: %s %s (%s)' % (ver, k['package'], k['version'],
                                         'pinned' if k['pinned'] else 'NOT the pin'))
     write(os.path.join(conf['out'], 'kernels.txt'), ''.join(
@@ -364,12 +370,11 @@ export PATH=/bin:/sbin:/usr/bin:/usr/sbin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 if grep -q e2e.ksyms /proc/cmdline; then
-    # for dom0's hang dump (dom0-init: ksyms): the symbols naming a spin
-    # on the timekeeping seqcount, each with the next one (its end), and
+    # for dom0's hang dump (dom0-init: ksyms): the symbols TCG's hangs are
+    # named by (e2e.py: KSYMS), each with the next one (its end), and
     # _stext and _etext, without which xenctx names no kernel address
     echo E2E-KSYMS-BEGIN
-    awk 'n { print; n = 0 } $3 == "_stext" || $3 == "_etext" || $3 == "ktime_get" ||
-         $3 == "ktime_get_update_offsets_now" { print; n = 1 }' /proc/kallsyms
+    awk 'n { print; n = 0 } @KSYMS@ { print; n = 1 }' /proc/kallsyms
     echo E2E-KSYMS-END
     poweroff -f
 fi
@@ -443,7 +448,8 @@ def case_cfg(conf, case, name=None):
 def build_domu(conf):
     r = os.path.join(conf['out'], 'domU.root')
     busybox_root(r)
-    write(os.path.join(r, 'init'), DOMU_INIT)
+    write(os.path.join(r, 'init'), DOMU_INIT.replace(
+        '@KSYMS@', ' || '.join('$3 == "%s"' % n for n in KSYMS)))
     os.chmod(os.path.join(r, 'init'), 0o755)
     cc = run(['gcc', '-static', '-O2', '-Wall', '-Werror', '-o', os.path.join(r, 'bin/cpuid-dump'),
               os.path.join(E2E, 'cpuid-dump.c')])
@@ -629,6 +635,48 @@ def dom0_args(conf, names):
     return s
 
 
+# -- symbols for dom0's hang dumps ---------------------------------------------
+# dom0 names a hung guest's addresses with a few symbols of its kernel
+# (dom0-init: ksyms), which for a kernel other than its own it learns by
+# booting a guest of that kernel: a minute or more under TCG, longer when
+# that guest dies too.  The symbols are a property of the kernel package
+# (guests run unrelocated kernels), so what one boot learned is kept by
+# the package's sha256, outside the clone as ccache's objects are, and
+# handed to every later boot on its output disk.
+KSYMS_CACHE = os.path.join(os.environ.get('XDG_CACHE_HOME') or os.path.expanduser('~/.cache'),
+                           'xen-bigvm', 'ksyms')
+
+
+def ksyms_file(sha):
+    """The cached symbols of the kernel package SHA, for this list of them."""
+    return os.path.join(KSYMS_CACHE, '%s-%s' % (
+        sha, hashlib.sha256(' '.join(KSYMS).encode()).hexdigest()[:8]))
+
+
+def ksyms_give(conf, img):
+    """Start the output disk IMG with a tar of the known symbol files
+    (kallsyms-NAME, which dom0-init unpacks into /tmp)."""
+    with tarfile.open(img, 'w', format=tarfile.USTAR_FORMAT) as t:
+        for name, sha in sorted(conf.get('ksyms', {}).items()):
+            p = ksyms_file(sha)
+            if os.path.isfile(p):
+                t.add(p, arcname='kallsyms-' + name)
+
+
+def ksyms_learn(conf, d):
+    """Keep the symbols dom0's helper guests printed in boot output D."""
+    for name, sha in conf.get('ksyms', {}).items():
+        console = read(os.path.join(d, 'ksyms-%s.console' % name), '').replace('\r', '')
+        m = re.search(r'^E2E-KSYMS-BEGIN\n(.*?)^E2E-KSYMS-END$', console, re.M | re.S)
+        lines = [l for l in (m.group(1).splitlines() if m else [])
+                 if re.match(r'[0-9a-f]{16} \S \S+$', l)]
+        dest = ksyms_file(sha)
+        if set(KSYMS) <= {l.split()[2] for l in lines} and not os.path.exists(dest):
+            os.makedirs(KSYMS_CACHE, exist_ok=True)
+            write(dest + '.tmp', ''.join(l + '\n' for l in lines))
+            os.replace(dest + '.tmp', dest)
+
+
 def boot(conf, rec, vmlinuz):
     """Run QEMU for boot record REC (id, cpu, cases); results land in
     OUT/out-ID/, its serial console in OUT/serial-ID.log.  Returns secs,
@@ -636,7 +684,8 @@ def boot(conf, rec, vmlinuz):
     out, b = conf['out'], rec['id']
     img, d = os.path.join(out, 'out-%s.img' % b), os.path.join(out, 'out-' + b)
     shutil.rmtree(d, ignore_errors=True)
-    with open(img, 'wb') as f:
+    ksyms_give(conf, img)
+    with open(img, 'r+b') as f:
         f.truncate(512 << 20)
     limit = min(300 + len(rec['cases']) * (conf['guest_timeout'] + 60), conf['boot_timeout'])
     argv = qemu_argv(conf, rec['cpu'], 'file:%s/serial-%s.log' % (out, b)) + [
@@ -661,6 +710,7 @@ def boot(conf, rec, vmlinuz):
         last = (read(os.path.join(out, 'qemu-%s.txt' % b), '').strip().splitlines() or [''])[-1]
         res['error'] = 'QEMU exited %s: %s (see serial-%s.log)' % (rc, last, b)
     untar = run(['tar', '-xf', img, '-C', d])
+    ksyms_learn(conf, d)
     if (untar.returncode or not os.path.exists(os.path.join(d, 'done'))) and not res['error']:
         m = re.search(r'.*(Kernel panic|\(XEN\) Panic|e2e-dom0: FATAL).*', read(serial, '').replace('\r', ''))
         res['error'] = 'dom0 did not finish (no results on the output disk; see serial-%s.log%s)' % (
@@ -762,6 +812,11 @@ CALLBACK = 'asm_sysvec_xen_hvm_callback'
 # again with interrupts still disabled, on the base alone (docs/e2e.md)
 CALLBACK_ENTRY = (CALLBACK + '+0x0/', 'error_entry+')
 SPIN = ('ktime_get', 'ktime_get_update_offsets_now')
+# ... or on jiffies_lock, which the callback handler takes, one vCPU
+# holding it with the handler entered again on top
+JIFFIES, HANDLER = 'tick_do_update_jiffies64', 'sysvec_xen_hvm_callback'
+# the guest kernel symbols dom0's hang dumps need
+KSYMS = ('_stext', '_etext') + SPIN + (JIFFIES, HANDLER)
 
 
 def tcg_oops(console):
@@ -800,17 +855,30 @@ def tcg_oops(console):
 
 
 def tcg_hang(dump):
-    """The TCG hang: every vCPU's RIP in the timekeeping seqcount readers
-    (xenctx: "vcpuN:", then "rip: ADDR SYMBOL+OFF")."""
-    syms, vcpu = {}, None
+    """The TCG hangs, the callback vector taken inside a section that runs
+    with interrupts disabled: every vCPU's RIP in the timekeeping seqcount
+    readers, or every vCPU inside tick_do_update_jiffies64 (on jiffies_lock)
+    and one with the callback handler twice on its stack.  xenctx prints
+    "vcpuN:", "rip: ADDR SYMBOL+OFF", then stack words "[<ADDR>] SYMBOL+OFF"
+    (the first of them RIP) until the next vCPU."""
+    rip, stack, vcpu = {}, {}, None
     for line in (dump or '').splitlines():
         m = re.match(r'vcpu(\d+):$', line)
         if m:
             vcpu = m.group(1)
+            stack.setdefault(vcpu, [])
         m = re.match(r'rip: [0-9a-f]+ ?(\S*)', line)
-        if m and vcpu is not None and vcpu not in syms:
-            syms[vcpu] = m.group(1).split('+')[0]
-    return bool(syms) and all(s in SPIN for s in syms.values())
+        if m and vcpu is not None and vcpu not in rip:
+            rip[vcpu] = m.group(1).split('+')[0]
+        m = re.search(r'\[<[0-9a-f]+>\] (\S+)', line)
+        if m and vcpu is not None:
+            stack[vcpu].append(m.group(1).split('+')[0])
+    if not rip:
+        return False
+    if all(s in SPIN for s in rip.values()):
+        return True
+    return (set(stack) == set(rip) and all(JIFFIES in f for f in stack.values())
+            and any(f.count(HANDLER) >= 2 for f in stack.values()))
 
 
 def signature(console):

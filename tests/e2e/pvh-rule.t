@@ -6,12 +6,19 @@ as often as PVH_ALPHA promises, at p1 (design()) fail at least as often as
 PVH_POWER does, always fail when every guest dies, and fail a case that
 never prints or dies otherwise however the others do.  Then TCG's oops
 signature (tcg_oops) on real guest oopses kept in tests/e2e/oops/ (from
-Xen built from the base alone) and on each altered where it matters."""
+Xen built from the base alone) and on each altered where it matters; its
+hang signatures (tcg_hang) on real dumps of hung guests in
+tests/e2e/hangs/, whole and altered; and the guest kernel symbols dom0
+learns in one boot, kept and handed to the next (ksyms_learn,
+ksyms_give)."""
 import os
 import glob
 import random
 import re
+import shutil
 import sys
+import tarfile
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cases as data  # noqa: E402
@@ -101,4 +108,65 @@ for f in sorted(glob.glob(os.path.join(os.path.dirname(os.path.abspath(__file__)
     by = max(i for i in range(inner) if re.match(r'\[ *[0-9.]+\]  \S+$', lines[i]))
     ok(not e2e.tcg_oops(edit(by, r'asm_sysvec_xen_hvm_callback\+\S+', 'asm_exc_page_fault+0x22/0x30')),
        '%s interrupted by another vector: not TCG\'s' % name)
+
+# the hangs: real dumps of hung 6.12 guests (dom0's xenctx, as the boot
+# test keeps them) named again, as xenctx names them, with the symbols of
+# that kernel dom0 now has (KSYMS, kept in hangs/ as the helper guest
+# prints them from its /proc/kallsyms)
+HANGS = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'hangs')
+ksyms = sorted((int(a, 16), n) for a, _, n in
+               (l.split()[:3] for l in open(os.path.join(HANGS, 'kallsyms-6.12.117'))))
+ok({n for _, n in ksyms} >= set(e2e.KSYMS), 'hangs/kallsyms-6.12.117 has every symbol of KSYMS')
+
+
+def named(dump):
+    """DUMP with each address xenctx named (RIP, stack words in [<...>])
+    named again by the nearest of those symbols at or below it."""
+    def name(m):
+        a = int(m.group(2), 16)
+        if a < ksyms[0][0]:
+            return m.group(0)
+        base, sym = max((b, n) for b, n in ksyms if b <= a)
+        return '%s%s%s %s+0x%x' % (m.group(1), m.group(2), m.group(3) or '', sym, a - base)
+    return re.sub(r'(rip: |\[<)([0-9a-f]{16})(>\])? \S+', name, dump)
+
+
+seq = named(open(os.path.join(HANGS, 'seqcount-6.12.txt')).read())
+ok(e2e.tcg_hang(seq), 'seqcount-6.12: TCG\'s hang (every vCPU in the seqcount readers)')
+ok(not e2e.tcg_hang(seq.replace('rip: ffffffff811a6c1c ktime_get+0x1c', 'rip: ffffffff811a6c1c other+0x1c', 1)),
+   'seqcount-6.12 with one vCPU elsewhere: not TCG\'s')
+jif = named(open(os.path.join(HANGS, 'jiffies-lock-6.12.txt')).read())
+ok(e2e.tcg_hang(jif), 'jiffies-lock-6.12: TCG\'s hang (jiffies_lock held, the callback handler entered again)')
+ok(not e2e.tcg_hang(re.sub(r'(\[<[0-9a-f]+>\] )sysvec_xen_hvm_callback\+0x38', r'\1other+0x38', jif)),
+   'jiffies-lock-6.12 without the handler entered again: not TCG\'s')
+vcpu0 = jif.index('vcpu0:'), jif.index('vcpu1:')
+ok(not e2e.tcg_hang(jif[:vcpu0[0]] + jif[vcpu0[0]:vcpu0[1]].replace('tick_do_update_jiffies64', 'other')
+                    + jif[vcpu0[1]:]),
+   'jiffies-lock-6.12 with one vCPU not on jiffies_lock: not TCG\'s')
+
+# the symbols dom0 learned in one boot reach the next: kept from a helper
+# guest's console only when it has all of KSYMS (the kept console is a real
+# helper's from before the jiffies_lock hang was known, without its two
+# symbols), handed over on the output disk as kallsyms-NAME
+with tempfile.TemporaryDirectory() as tmp:
+    e2e.KSYMS_CACHE = os.path.join(tmp, 'cache')
+    conf_k = dict(ksyms={'vmlinuz-6.12': 'sha-of-package'})
+    out = os.path.join(tmp, 'out')
+    os.makedirs(out)
+    shutil.copy(os.path.join(HANGS, 'ksyms-helper-8-symbols.console'),
+                os.path.join(out, 'ksyms-vmlinuz-6.12.console'))
+    e2e.ksyms_learn(conf_k, out)
+    ok(not os.path.exists(e2e.ksyms_file('sha-of-package')),
+       'a helper console without all of KSYMS is not kept')
+    subset = open(os.path.join(HANGS, 'kallsyms-6.12.117')).read()
+    e2e.write(os.path.join(out, 'ksyms-vmlinuz-6.12.console'),
+              'noise\r\nE2E-KSYMS-BEGIN\r\n' + subset.replace('\n', '\r\n') + 'E2E-KSYMS-END\r\n')
+    e2e.ksyms_learn(conf_k, out)
+    ok(e2e.read(e2e.ksyms_file('sha-of-package')) == subset, 'one with all of them is kept, as printed')
+    img = os.path.join(tmp, 'out.img')
+    e2e.ksyms_give(conf_k, img)
+    with tarfile.open(img) as t:
+        ok(t.getnames() == ['kallsyms-vmlinuz-6.12']
+           and t.extractfile('kallsyms-vmlinuz-6.12').read().decode() == subset,
+           'and handed to the next boot as kallsyms-vmlinuz-6.12')
 print('1..%d' % N[0])
