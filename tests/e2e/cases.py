@@ -52,6 +52,17 @@ KERNELS = {
                  series=r'linux-image-6\.12\.[0-9]+\+deb13-amd64', suffix='-6.12'),
 }
 DOM0_KERNEL = '6.1'
+
+# -- HVM: the device model (pinned as the kernels are) and its firmware ------
+# Debian 12's QEMU for Xen links the 4.17 libraries the tree builds; dom0
+# gets it, the libraries it needs and the host files in DM_FILES (SeaBIOS,
+# handed to hvmloader by libxl; the option ROM QEMU boots a kernel with).
+DEVICE_MODEL = dict(suite='bookworm', package='qemu-system-xen',
+                    version='1:7.2+dfsg-7+deb12u18+b3',
+                    sha256='550fe1c829699fa6cdc581f570118aadd7d79c63b7e01cc86edcaf9dd828a802',
+                    binary='/usr/libexec/xen-qemu-system-i386')
+DM_FILES = ['/usr/share/seabios/bios-256k.bin', '/usr/share/qemu/linuxboot.bin',
+            '/usr/share/qemu/keymaps/en-us']
 DOM0_MODULES = ['xen-evtchn', 'xen-privcmd', 'xen-gntdev', 'xen-gntalloc',
                 'xenfs', 'virtio_pci', 'virtio_blk']
 
@@ -67,7 +78,11 @@ DEFAULT_TREE = 'series'
 
 # -- boot groups, started in this order: PVH guests on a fresh Xen of their
 # own (after PV guests had run they died far more often, docs/e2e.md) --------
-GROUPS = ['pvh', 'amd', 'intel']
+# HVM guests (hvmloader, SeaBIOS and a device model) in a boot of their own
+GROUPS = ['pvh', 'amd', 'intel', 'hvm']
+# groups run only when E2E_CASES names them or their cases (make e2e
+# E2E_CASES=hvm): under TCG most HVM guest runs die or hang (docs/e2e.md)
+BY_HAND = ['hvm']
 # PVH guests die more often the more guests a boot has run: p0 was measured
 # with six PVH cases a boot, so no boot runs more
 PVH_PER_BOOT = 6
@@ -97,6 +112,12 @@ PV_321 = ['type = "pv"', 'vcpus = 6', 'maxvcpus = 6',
           vnuma('0-2:128', '3-4:128', '5:128')]
 PV_NONCONTIG = PV4 + [vnuma('0,2:128', '1,3:128')]
 PV_2X2 = PV4 + [vnuma('0-1:128', '2-3:128'), topo('vnuma')]
+# direct kernel boot through SeaBIOS; no display, console on hvc0
+HVM = ['type = "hvm"', 'device_model_version = "qemu-xen"',
+       'device_model_override = "%s"' % DEVICE_MODEL['binary'],
+       'bios = "seabios"', 'bios_path_override = "%s"' % DM_FILES[0],
+       'vga = "none"', 'vnc = 0', 'nographic = 1', 'tsc_mode = "native"']
+HVM4 = HVM + ['vcpus = 4', 'memory = 256']
 PV6 = ['type = "pv"', 'vcpus = 6', 'maxvcpus = 6']
 PVH6 = ['type = "pvh"', 'vcpus = 6', 'maxvcpus = 6', 'tsc_mode = "native"']
 
@@ -111,6 +132,9 @@ LAYOUTS = {
     'pv-apicid-321': PV_321 + [topo('vnuma_apicid')],
     'pv-apicid-noncontig': PV_NONCONTIG + [topo('vnuma_apicid')],
     'pvh-default': ['type = "pvh"', 'memory = 256', 'vcpus = 4', 'tsc_mode = "native"'],
+    'hvm-default': HVM4,
+    'hvm-layout-2x2': HVM4 + [topo('sockets=2,cores=2')],
+    'hvm-vnuma-aligned': HVM4 + [vnuma('0-1:128', '2-3:128'), topo('vnuma')],
     'pvh-vnuma-aligned': PVH4 + [vnuma('0-1:128', '2-3:128'), topo('vnuma')],
     # 4 vnodes: libxl reads back a 4x4 distance table for the ACPI SLIT
     'pvh-vnuma-4': PVH4 + [vnuma('0:64', '1:64', '2:64', '3:64'), topo('vnuma')],
@@ -131,6 +155,8 @@ LAYOUTS = {
     # HVM APIC IDs are 2 * vcpu_id (hvmloader): packages of 3 can't be shown
     'bad-hvm-layout-2x3': ['type = "hvm"', 'vcpus = 6', 'maxvcpus = 6',
                            topo('sockets=2,cores=3')],
+    'bad-hvm-vnuma-321': HVM + ['vcpus = 6', 'maxvcpus = 6',
+                                vnuma('0-2:128', '3-4:128', '5:128'), topo('vnuma')],
     'bad-pv-321': PV_321 + [topo('vnuma')],
     'bad-pv-noncontig': PV_NONCONTIG + [topo('vnuma')],
     'bad-layout-product': PV4 + [topo('sockets=3,cores=1')],
@@ -317,6 +343,13 @@ TOPO = [
                 'intel': intel_cpuid(2, 1, 2) + intel_ids(0, 2, 1, 3)}),
     dict(family='pvh-default', kernels=BOTH, cpus=('amd',),
          sysfs={'*': PVH_DEFAULT_LINES}, cpuid={'amd': PVH_DEFAULT}),
+    # HVM: APIC IDs 2 * vcpu_id (hvmloader), so PVH's values
+    dict(family='hvm-default', kernels=BOTH, cpus=('amd',),
+         sysfs={'*': PVH_DEFAULT_LINES}, cpuid={'amd': PVH_DEFAULT}),
+    dict(family='hvm-layout-2x2', kernels=BOTH, cpus=('amd',),
+         sysfs={'*': PVH_ALIGNED}, cpuid={'amd': pvh_vnuma(4, 2, 2)}),
+    dict(family='hvm-vnuma-aligned', kernels=BOTH, cpus=('amd',),
+         sysfs={'*': PVH_ALIGNED}, cpuid={'amd': pvh_vnuma(4, 2, 2)}),
     dict(family='pvh-vnuma-aligned', kernels=BOTH, cpus=('amd',),
          sysfs={'*': PVH_ALIGNED}, cpuid={'amd': pvh_vnuma(4, 2, 2)}),
     dict(family='pvh-vnuma-4', kernels=BOTH, cpus=('amd',),
@@ -348,6 +381,8 @@ OTHER = [
     dict(name='bad-unknown-value', kind='bad', expect=r'invalid value.*bogus.*cpu_topology'),
     dict(name='bad-hvm-layout-2x3', kind='bad',
          expect=r'cpu_topology="sockets=2,cores=3,threads=1": HVM APIC IDs are 2 \* vcpu id.*PVH guests can have any layout'),
+    dict(name='bad-hvm-vnuma-321', kind='bad',
+         expect=r'cpu_topology="vnuma": HVM APIC IDs are fixed, so vnodes must be the contiguous vcpu ranges 0-3, 4-7.*PVH guests can have any'),
     dict(name='bad-pv-321', kind='bad',
          expect=r'cpu_topology="vnuma".*contiguous vcpu ranges 0-[0-9]+.*every guest kernel.*cpu_topology="vnuma_apicid"'),
     dict(name='bad-pv-noncontig', kind='bad',
@@ -397,7 +432,7 @@ def expand():
                 gtype = cfg[0].split('"')[1]
                 out.append(dict(name=name, kind='topo', cpu=cpu, kernel=k,
                                 cfg=cfg, type=gtype,
-                                group='pvh' if gtype == 'pvh' else cpu,
+                                group=gtype if gtype in GROUPS else cpu,
                                 expect=f['sysfs'].get(k, f['sysfs'].get('*')),
                                 cpuid=f['cpuid'][cpu]))
     for o in OTHER:

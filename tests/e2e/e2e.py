@@ -11,7 +11,8 @@ usage: e2e.py                run the cases (one verdict line each)
 
 environment:
   TREE=DIR          built Xen tree (default build/xen): DIR/xen/xen, DIR/dist/install
-  E2E_CASES="..."   cases to run (default all; tests/e2e/cases.py)
+  E2E_CASES="..."   cases or boot groups to run (default all but the hvm group;
+                    tests/e2e/cases.py)
   E2E_OUT=DIR       results (default build/e2e)
   E2E_BOOT_TIMEOUT  seconds a QEMU boot may take at most (default 1500;
                     less for few cases: 300 + (guest timeout + 60) per case)
@@ -163,15 +164,19 @@ def config(env=None):
 
 
 def selection(conf):
-    """The selected cases, in table order; exit 2 on an unknown name."""
+    """The selected cases, in table order: those E2E_CASES names (a boot
+    group's name stands for its cases), else all but the BY_HAND groups';
+    exit 2 on an unknown name."""
     names = (conf['env'].get('E2E_CASES') or '').split()
     known = [c['name'] for c in data.CASES]
-    bad = [n for n in names if n not in known]
+    bad = [n for n in names if n not in known and n not in data.GROUPS]
     if bad:
-        print('e2e: unknown case %s (known: %s)' % (' '.join(bad), ' '.join(known)),
-              file=sys.stderr)
+        print('e2e: unknown case %s (known: %s; groups: %s)'
+              % (' '.join(bad), ' '.join(known), ' '.join(data.GROUPS)), file=sys.stderr)
         sys.exit(2)
-    return [c for c in data.CASES if not names or c['name'] in names]
+    if not names:
+        return [c for c in data.CASES if c['group'] not in data.BY_HAND]
+    return [c for c in data.CASES if c['name'] in names or c['group'] in names]
 
 
 # -- PVH: the death rate against p0 ------------------------------------------
@@ -266,7 +271,8 @@ def apt_opts(conf, suite):
 
 
 def deb_name(pkg, version):
-    return '%s_%s_amd64.deb' % (pkg, version.split(':')[-1])
+    """The file apt-get download writes (an epoch's colon as %3a)."""
+    return '%s_%s_amd64.deb' % (pkg, version.replace(':', '%3a'))
 
 
 def download(conf, opts, pkg, version):
@@ -343,6 +349,40 @@ def kernels(conf):
                               'pinned' if k['pinned'] else 'fallback')
         for v, k in got.items()))
     return got
+
+
+def device_model(conf):
+    """HVM's device model: the pinned package (cached, else downloaded,
+    checked against its sha256), else the suite's version of it, unpacked
+    under OUT/dm; its path in conf['dm']."""
+    for f in data.DM_FILES:
+        if not os.path.isfile(f):
+            raise Setup('%s missing (HVM guests need it; scripts/deps.sh e2e installs it)' % f)
+    d = data.DEVICE_MODEL
+    path = os.path.join(conf['cache'], deb_name(d['package'], d['version']))
+    pinned = True
+    if not os.path.isfile(path):
+        opts = apt_opts(conf, d['suite'])
+        path = download(conf, opts, d['package'], d['version'])
+        if not path:
+            show = run(['apt-cache'] + opts + ['show', d['package']]).stdout
+            m = re.search(r'^Version: (\S+)', show, re.M)
+            path = m and download(conf, opts, d['package'], m.group(1))
+            if not path:
+                raise Setup('device model: apt-get download %s failed' % d['package'])
+            pinned = False
+            print('e2e: device model: pinned %s %s not on the mirror; using %s'
+                  % (d['package'], d['version'], m.group(1)), file=sys.stderr)
+    if pinned and sha256(path) != d['sha256']:
+        raise Setup('device model: %s has sha256 %s, pinned %s' % (path, sha256(path), d['sha256']))
+    root = os.path.join(conf['out'], 'dm')
+    if read(os.path.join(root, '.from')) != path:
+        shutil.rmtree(root, ignore_errors=True)
+        if run(['dpkg-deb', '-x', path, root]).returncode:
+            raise Setup('dpkg-deb -x %s failed' % path)
+        write(os.path.join(root, '.from'), path)
+    conf['dm'] = root
+    log('device model: %s' % os.path.basename(path))
 
 
 def modules(k, names):
@@ -512,6 +552,12 @@ def build_dom0(conf, kern, sel_all):
             shutil.copy2(f, dst)
     progs = [f for f in files if os.path.isfile(f) and not os.path.islink(f)
              and os.access(f, os.X_OK) and is_elf(f)] + [conf['pi_stats']]
+    if conf.get('dm'):
+        dm = data.DEVICE_MODEL['binary']
+        copy_into(r, conf['dm'] + dm, dm)
+        progs.append(conf['dm'] + dm)
+        for f in data.DM_FILES:
+            copy_into(r, f)
     libs = shared_libs(conf, progs)
     write(os.path.join(conf['out'], 'dom0.libs'), '\n'.join(libs) + '\n')
     for lib in libs:
@@ -558,8 +604,8 @@ def build_dom0(conf, kern, sel_all):
 def images_key(conf, kern):
     """What the images are made of: they are built again when it changes."""
     h = hashlib.sha256()
-    h.update(repr((sorted((v, k['path']) for v, k in kern.items()), conf['guest_extra'],
-                   conf['guest_cfg'], conf['plain'])).encode())
+    h.update(repr((sorted((v, k['path']) for v, k in kern.items()), conf.get('dm'),
+                   conf['guest_extra'], conf['guest_cfg'], conf['plain'])).encode())
     for f in ('dom0-init', 'cases.py', 'e2e.py', 'apic-ids.c', 'cpuid-dump.c'):
         h.update(read(os.path.join(E2E, f), '').encode())
     with open(conf['pi_stats'], 'rb') as f:
@@ -775,7 +821,8 @@ def run_boots(conf, sel, kern):
                         g, names = 'pvh', next_pvh(conf, sel, boots)
                     if not names:
                         break
-                    rec = new_boot(boots, g, 'amd' if g == 'pvh' else g, names)
+                    cpu = next(c['cpu'] for c in sel if c['name'] == names[0])
+                    rec = new_boot(boots, g, cpu, names)
                     save_boots(conf, boots)
                 running[ex.submit(boot, conf, rec, vml)] = rec
             if not running:
@@ -1307,6 +1354,8 @@ def prepare(conf):
     """Prerequisites, kernels, images: the kernels."""
     prerequisites(conf)
     kern = kernels(conf)
+    if any(c['group'] == 'hvm' for c in selection(conf)):
+        device_model(conf)
     images(conf, kern)
     return kern
 
