@@ -604,7 +604,8 @@ def build_dom0(conf, kern, sel_all):
 def images_key(conf, kern):
     """What the images are made of: they are built again when it changes."""
     h = hashlib.sha256()
-    h.update(repr((sorted((v, k['path']) for v, k in kern.items()), conf.get('dm'),
+    dm = conf.get('dm') and read(os.path.join(conf['dm'], '.from'))
+    h.update(repr((sorted((v, k['path']) for v, k in kern.items()), dm,
                    conf['guest_extra'], conf['guest_cfg'], conf['plain'])).encode())
     for f in ('dom0-init', 'cases.py', 'e2e.py', 'apic-ids.c', 'cpuid-dump.c'):
         h.update(read(os.path.join(E2E, f), '').encode())
