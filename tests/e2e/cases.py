@@ -112,11 +112,15 @@ PV_321 = ['type = "pv"', 'vcpus = 6', 'maxvcpus = 6',
           vnuma('0-2:128', '3-4:128', '5:128')]
 PV_NONCONTIG = PV4 + [vnuma('0,2:128', '1,3:128')]
 PV_2X2 = PV4 + [vnuma('0-1:128', '2-3:128'), topo('vnuma')]
-# direct kernel boot through SeaBIOS; no display, console on hvc0
+# direct kernel boot through SeaBIOS; no display, console on hvc0.
+# timer_mode: the emulated platform is slow enough that the default
+# (every missed tick delivered) kept SeaBIOS taking timer interrupts while
+# it loaded Linux 6.12 (docs/e2e.md)
 HVM = ['type = "hvm"', 'device_model_version = "qemu-xen"',
        'device_model_override = "%s"' % DEVICE_MODEL['binary'],
        'bios = "seabios"', 'bios_path_override = "%s"' % DM_FILES[0],
-       'vga = "none"', 'vnc = 0', 'nographic = 1', 'tsc_mode = "native"']
+       'vga = "none"', 'vnc = 0', 'nographic = 1', 'tsc_mode = "native"',
+       'timer_mode = "one_missed_tick_pending"']
 HVM4 = HVM + ['vcpus = 4', 'memory = 256']
 PV6 = ['type = "pv"', 'vcpus = 6', 'maxvcpus = 6']
 PVH6 = ['type = "pvh"', 'vcpus = 6', 'maxvcpus = 6', 'tsc_mode = "native"']
