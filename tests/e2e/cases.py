@@ -113,9 +113,9 @@ PV_321 = ['type = "pv"', 'vcpus = 6', 'maxvcpus = 6',
 PV_NONCONTIG = PV4 + [vnuma('0,2:128', '1,3:128')]
 PV_2X2 = PV4 + [vnuma('0-1:128', '2-3:128'), topo('vnuma')]
 # direct kernel boot through SeaBIOS; no display, console on hvc0.
-# timer_mode: the emulated platform is slow enough that the default
-# (every missed tick delivered) kept SeaBIOS taking timer interrupts while
-# it loaded Linux 6.12 (docs/e2e.md)
+# timer_mode: with the default (every missed tick delivered) runs often
+# stalled in SeaBIOS's interrupt return while it loaded the kernel
+# (docs/results.md)
 HVM = ['type = "hvm"', 'device_model_version = "qemu-xen"',
        'device_model_override = "%s"' % DEVICE_MODEL['binary'],
        'bios = "seabios"', 'bios_path_override = "%s"' % DM_FILES[0],
