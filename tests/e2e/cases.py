@@ -122,6 +122,7 @@ HVM = ['type = "hvm"', 'device_model_version = "qemu-xen"',
        'vga = "none"', 'vnc = 0', 'nographic = 1', 'tsc_mode = "native"',
        'timer_mode = "one_missed_tick_pending"']
 HVM4 = HVM + ['vcpus = 4', 'memory = 256']
+HVM6 = HVM + ['vcpus = 6', 'maxvcpus = 6']
 PV6 = ['type = "pv"', 'vcpus = 6', 'maxvcpus = 6']
 PVH6 = ['type = "pvh"', 'vcpus = 6', 'maxvcpus = 6', 'tsc_mode = "native"']
 
@@ -139,6 +140,10 @@ LAYOUTS = {
     'hvm-default': HVM4,
     'hvm-layout-2x2': HVM4 + [topo('sockets=2,cores=2')],
     'hvm-vnuma-aligned': HVM4 + [vnuma('0-1:128', '2-3:128'), topo('vnuma')],
+    # 2 * vcpu_id can't show these: libxl chooses the APIC IDs, hvmloader
+    # lists them in its tables
+    'hvm-layout-2x3': HVM6 + ['memory = 256', topo('sockets=2')],
+    'hvm-vnuma-321': HVM6 + [vnuma('0-2:128', '3-4:128', '5:128'), topo('vnuma')],
     'pvh-vnuma-aligned': PVH4 + [vnuma('0-1:128', '2-3:128'), topo('vnuma')],
     # 4 vnodes: libxl reads back a 4x4 distance table for the ACPI SLIT
     'pvh-vnuma-4': PVH4 + [vnuma('0:64', '1:64', '2:64', '3:64'), topo('vnuma')],
@@ -156,11 +161,6 @@ LAYOUTS = {
                      vnuma('0-32:64', '33-65:64', '66-98:64', '99-131:64',
                            '132-164:64'), topo('vnuma_apicid')],
     'bad-unknown-value': PV4 + [vnuma('0-1:128', '2-3:128'), topo('bogus')],
-    # HVM APIC IDs are 2 * vcpu_id (hvmloader): packages of 3 can't be shown
-    'bad-hvm-layout-2x3': ['type = "hvm"', 'vcpus = 6', 'maxvcpus = 6',
-                           topo('sockets=2,cores=3')],
-    'bad-hvm-vnuma-321': HVM + ['vcpus = 6', 'maxvcpus = 6',
-                                vnuma('0-2:128', '3-4:128', '5:128'), topo('vnuma')],
     'bad-pv-321': PV_321 + [topo('vnuma')],
     'bad-pv-noncontig': PV_NONCONTIG + [topo('vnuma')],
     'bad-layout-product': PV4 + [topo('sockets=3,cores=1')],
@@ -175,6 +175,7 @@ LAYOUTS = {
     'save-vnuma': PV_2X2,
     'save-pv-layout': PV4 + ['memory = 256', topo('sockets=2,cores=2')],
     'save-pvh-layout': PVH6 + ['memory = 256', topo('sockets=2')],
+    'save-hvm-layout': HVM6 + ['memory = 256', topo('sockets=2')],
     'domctl-apic-ids': PV_2X2,
 }
 
@@ -373,6 +374,11 @@ TOPO = [
          sysfs={'*': LAYOUT_2X3}, cpuid={'amd': pvh_chosen(4, 2, 3, 0, 1, 2, 4, 5, 6)}),
     dict(family='pvh-vnuma-321', kernels=BOTH, cpus=('amd',),
          sysfs={'*': THREE_TWO_ONE}, cpuid={'amd': pvh_chosen(4, 2, 3, 0, 1, 2, 4, 5, 8)}),
+    # HVM likewise (hvmloader's MADT, SRAT and MP tables)
+    dict(family='hvm-layout-2x3', kernels=BOTH, cpus=('amd',),
+         sysfs={'*': LAYOUT_2X3}, cpuid={'amd': pvh_chosen(4, 2, 3, 0, 1, 2, 4, 5, 6)}),
+    dict(family='hvm-vnuma-321', kernels=BOTH, cpus=('amd',),
+         sysfs={'*': THREE_TWO_ONE}, cpuid={'amd': pvh_chosen(4, 2, 3, 0, 1, 2, 4, 5, 8)}),
 ]
 
 # -- the other kinds, on the AMD model, Linux 6.1 ----------------------------
@@ -383,10 +389,6 @@ OTHER = [
     dict(name='bad-no-vnuma', kind='bad', expect=r'cpu_topology.*vnuma.*(need|requir)'),
     dict(name='bad-apic-ids', kind='bad', expect=r'cpu_topology.*APIC ID.*25[56]'),
     dict(name='bad-unknown-value', kind='bad', expect=r'invalid value.*bogus.*cpu_topology'),
-    dict(name='bad-hvm-layout-2x3', kind='bad',
-         expect=r'cpu_topology="sockets=2,cores=3,threads=1": HVM APIC IDs are 2 \* vcpu id.*PVH guests can have any layout'),
-    dict(name='bad-hvm-vnuma-321', kind='bad',
-         expect=r'cpu_topology="vnuma": HVM APIC IDs are fixed, so vnodes must be the contiguous vcpu ranges 0-3, 4-7.*PVH guests can have any'),
     dict(name='bad-pv-321', kind='bad',
          expect=r'cpu_topology="vnuma".*contiguous vcpu ranges 0-[0-9]+.*every guest kernel.*cpu_topology="vnuma_apicid"'),
     dict(name='bad-pv-noncontig', kind='bad',
@@ -410,6 +412,8 @@ OTHER = [
     dict(name='save-pv-layout', kind='save',
          expect='Cannot save a guest whose vcpus have APIC IDs chosen by cpu_topology'),
     dict(name='save-pvh-layout', kind='save', group='pvh',
+         expect='Cannot save a guest whose vcpus have APIC IDs chosen by cpu_topology'),
+    dict(name='save-hvm-layout', kind='save', group='hvm',
          expect='Cannot save a guest whose vcpus have APIC IDs chosen by cpu_topology'),
     # Xen checks the IDs against the policy (packages of 2 IDs) before the
     # domain runs, and takes none once it has run; a policy set after them
