@@ -40,6 +40,21 @@ is() {
 
 diag() { printf '# %s\n' "$@"; }
 
+# case_lines PREFIX OUTPUT: a test program's "ok: NAME" / "not ok: NAME"
+# lines as TAP checks named PREFIX NAME, then one check that as many held
+# as its "cases N" line announced
+case_lines() {
+    local line cases
+    while IFS= read -r line; do
+        case $line in
+        "ok: "*) ok "$1${line#ok: }" true ;;
+        "not ok: "*) ok "$1${line#not ok: }" false ;;
+        esac
+    done <<<"$2"
+    cases=$(sed -n 's/^cases \([0-9]*\)$/\1/p' <<<"$2")
+    is "$(grep -c '^ok: ' <<<"$2")" "${cases:-none}" "$1every case announced ($cases) held"
+}
+
 bail() { echo "Bail out! $*"; exit 255; }
 
 done_testing() {

@@ -38,16 +38,8 @@ ok "guest-cpuid builds, plain and with ASan/UBSan" build "$tmp/tree"
 
 run "$tmp/tree/guest-cpuid"
 is "$rc" 0 "guest-cpuid exits 0"
-cases=$(sed -n 's/^cases \([0-9]*\)$/\1/p' <<<"$out")
 # One TAP line per case the program ran.
-while IFS= read -r line; do
-    case $line in
-    "ok: "*) ok "${line#ok: }" true ;;
-    "not ok: "*) ok "${line#not ok: }" false ;;
-    esac
-done <<<"$out"
-is "$(grep -c '^ok: ' <<<"$out")" "${cases:-none}" \
-    "every case announced ($cases) held"
+case_lines "" "$out"
 plain=$out
 
 run "$tmp/tree/guest-cpuid-asan"

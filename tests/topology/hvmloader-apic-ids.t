@@ -51,14 +51,7 @@ ok "builds with ASan/UBSan" build "$tmp/asan" -fsanitize=address,undefined \
 for bin in plain asan; do
     out=$("$tmp/$bin" 2>"$tmp/stderr"); rc=$?
     [ -s "$tmp/stderr" ] && sed 's/^/# /' "$tmp/stderr" | head -n 20
-    while IFS= read -r line; do
-        case $line in
-        "ok: "*) ok "$bin: ${line#ok: }" true ;;
-        "not ok: "*) ok "$bin: ${line#not ok: }" false ;;
-        esac
-    done <<<"$out"
-    cases=$(sed -n 's/^cases \([0-9]*\)$/\1/p' <<<"$out")
-    is "$(grep -c '^ok: ' <<<"$out")" "${cases:-none}" "$bin: every case announced ($cases) held"
+    case_lines "$bin: " "$out"
     is "$rc" 0 "$bin: exits 0"
     ok "$bin: nothing on stderr" test ! -s "$tmp/stderr"
 done
