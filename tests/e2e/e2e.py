@@ -122,6 +122,8 @@ def emulator(env):
     if name not in data.EMULATORS:
         raise Setup('unknown E2E_EMULATOR %s (known: %s)' % (name, ' '.join(data.EMULATORS)))
     e = dict(data.EMULATORS[name], name=name)
+    if '/' in e['qemu']:
+        e['qemu'] = os.path.join(TOP, e['qemu'])
     if env.get('E2E_QEMU'):
         e['qemu'] = env['E2E_QEMU']
         share = os.path.join(os.path.dirname(e['qemu']), '..', 'share', 'qemu')
@@ -645,7 +647,7 @@ def prerequisites(conf):
         raise Setup('scripts/deps.sh e2e failed')
     for t in (conf['emu']['qemu'], 'busybox', 'cpio', 'dpkg-deb', 'depmod', 'modprobe', 'tar'):
         if not shutil.which(t):
-            raise Setup('%s not found' % t)
+            raise Setup('%s not found%s' % (t, ' (run make qemu)' if t.startswith(TOP) else ''))
     if not os.path.isfile(os.path.join(conf['tree'], 'xen/xen')):
         raise Setup('no hypervisor at %s/xen/xen (run make xen)' % conf['tree'])
     for f in ('usr/sbin/xl', 'usr/sbin/xenstored', 'usr/sbin/xenconsoled', 'usr/sbin/xentrace',
@@ -1433,7 +1435,7 @@ def flake_variant(v, root):
     if base not in FLAKE:
         return None
     tree, case = FLAKE[base]
-    pvh = ' '.join(c['name'] for c in data.CASES if c['group'] == 'pvh')
+    pvh = ' '.join(c['name'] for c in data.CASES if c['group'] == 'pvh' and c['kind'] == 'topo')
     env = dict(os.environ, TREE=os.path.join(TOP, data.TREES[tree]), E2E_CASES=case or pvh,
                E2E_OUT=os.path.join(root, re.sub(r'[^A-Za-z0-9=.-]', '_', v)),
                E2E_PLAIN='' if case else '1')
