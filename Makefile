@@ -12,7 +12,7 @@ NONET ?= $(shell unshare -n true 2>/dev/null && echo unshare -n)
 export JOBS NONET XEN_SRC BASE TREE
 
 .PHONY: help deps tree pq-import pq-export submission xen xen-debug xen-release tools \
-	series-check pi-stats pi-harness e2e e2e-shell e2e-flake xen-stock bench \
+	series-check pi-stats pi-harness qemu e2e e2e-shell e2e-flake xen-stock bench \
 	fuzz model demo check
 
 help:
@@ -30,6 +30,7 @@ help:
 	@echo "make e2e-shell     boot it and leave you at a dom0 shell"
 	@echo "make e2e-flake     PVH death rate p0 under TCG on stock Xen (RUNS=10)"
 	@echo "make xen-stock     Xen from the base alone, no patch (build/xen-stock)"
+	@echo "make qemu          the boot test's QEMU: Debian's, rebuilt with tests/e2e/qemu/*.patch"
 	@echo "make bench         pi-stats vs xenalyze, and the harness figures"
 	@echo "make fuzz          libFuzzer on the pi-stats reader (FUZZ_SECONDS=60)"
 	@echo "make model         Spin: the PI blocking-list model, and its mutants rejected"
@@ -86,17 +87,21 @@ pi-harness: tree
 
 # Each base's boot test writes to its own directory (build/e2e-master, ...).
 E2E_OUT ?= $(patsubst $(BUILD)/xen%,$(BUILD)/e2e%,$(TREE))
-e2e: xen-debug tools pi-stats
+qemu:
+	@scripts/deps.sh e2e
+	@scripts/build-qemu.sh build/cache build/qemu
+
+e2e: xen-debug tools pi-stats qemu
 	@E2E_OUT=$(E2E_OUT) /usr/bin/python3 tests/e2e/e2e.py
 
-e2e-shell: xen-debug tools pi-stats
+e2e-shell: xen-debug tools pi-stats qemu
 	@E2E_OUT=$(E2E_OUT) /usr/bin/python3 tests/e2e/e2e.py --shell
 
 xen-stock: tree
 	@scripts/build-xen.sh stock
 
 RUNS ?= 10
-e2e-flake: xen-debug tools xen-stock pi-stats
+e2e-flake: xen-debug tools xen-stock pi-stats qemu
 	@/usr/bin/python3 tests/e2e/e2e.py --flake $(RUNS)
 
 bench: pi-harness tools
@@ -137,7 +142,7 @@ demo: pi-harness pi-stats
 check: deps
 	$(if $(filter-out 4.17,$(BASE)),$(error make check is 4.17's suite, and tests the other bases itself (tests/bases/bases.t): run it without BASE=$(BASE)))
 	@scripts/deps.sh e2e model
-	@$(MAKE) -s --no-print-directory xen tools pi-stats
+	@$(MAKE) -s --no-print-directory xen tools pi-stats qemu
 	@prove -f --timer tests/foundation/*.t tools/pi-stats/tests/pi-stats.t \
 	    tests/sanitizers/*.t tests/topology/*.t tests/xentrace/*.t \
 	    tests/pi-harness/*.t \

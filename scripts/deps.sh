@@ -24,7 +24,8 @@ build_pkgs="make gcc git bison flex acpica-tools libyajl-dev uuid-dev
     libncurses-dev zlib1g-dev liblzma-dev libbz2-dev libzstd-dev python3
     python3-dev python3-setuptools pkg-config gettext xz-utils bzip2 patch
     ca-certificates perl dpkg-dev valgrind ccache"
-e2e_pkgs="qemu-system-x86 busybox-static cpio kmod"
+e2e_pkgs="qemu-system-x86 busybox-static cpio kmod meson ninja-build
+    libglib2.0-dev libpixman-1-dev libfdt-dev"
 fuzz_pkgs="clang libclang-rt-14-dev"
 model_pkgs="spin"
 
