@@ -201,8 +201,8 @@ def upper_bound(k, n, conf):
 
 def design(p0, cases, alpha=data.PVH_ALPHA, power=data.PVH_POWER):
     """The PVH rule (docs/e2e.md): Wald's sequential probability ratio test
-    of the death rate p0 against p1, the death rate doubled or the survival
-    rate halved, whichever is lower.  Each guest run adds log(p1/p0) when it
+    of the death rate p0 against p1, the death rate doubled but at least 0.4
+    above p0, or the survival rate halved, whichever is lower.  Each guest run adds log(p1/p0) when it
     died, log((1-p1)/(1-p0)) when it printed; the tally fails once the sum
     reaches log(power/alpha), passes once it falls to log((1-power)/(1-alpha)),
     and after nmax runs fails if the sum is positive.  A case fails when its
@@ -211,7 +211,7 @@ def design(p0, cases, alpha=data.PVH_ALPHA, power=data.PVH_POWER):
     if p0 <= 0:
         # no death is stock: the first one fails
         return dict(d, p1=0.0, up=1.0, down=0.0, hi=1.0, lo=0.0, nmax=1)
-    d['p1'] = p1 = min(2 * p0, (1 + p0) / 2)
+    d['p1'] = p1 = min(max(2 * p0, p0 + 0.4), (1 + p0) / 2)
     while cases * p0 ** d['m'] > alpha:
         d['m'] += 1
     d.update(up=math.log(p1 / p0), down=math.log((1 - p1) / (1 - p0)),
