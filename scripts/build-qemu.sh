@@ -28,12 +28,11 @@ NONET=${NONET:-}
 die() { echo "build-qemu: $*" >&2; exit 1; }
 
 [ $# -eq 2 ] || die "usage: build-qemu.sh CACHE_DIR OUT_DIR"
+ver=$(dpkg-query -W -f='${source:Version}' qemu-system-x86 2>/dev/null) ||
+    die "qemu-system-x86 is not installed (scripts/deps.sh e2e)"
 cache=$1 out=$2
 mkdir -p "$cache" "$out"
 cache=$(cd "$cache" && pwd) out=$(cd "$out" && pwd)
-
-ver=$(dpkg-query -W -f='${source:Version}' qemu-system-x86 2>/dev/null) ||
-    die "qemu-system-x86 is not installed (scripts/deps.sh e2e)"
 patches=("$top"/tests/e2e/qemu/*.patch)
 want=$( { echo "qemu $ver"; sha256sum "${patches[@]}" "$0" |
           sed "s|  $top/|  |"; } )

@@ -67,4 +67,15 @@ is "$?" 0 "XEN_SRC=<a tarball of that checkout> imports the series"
 is "$(git -C "$work/own-tar" diff base HEAD | sha256sum)" "$(git -C "$work/own" diff base HEAD | sha256sum)" \
     "and the series changes it as it changes the checkout"
 
+# make qemu on a machine without Debian's QEMU: one line, nothing made
+mkdir -p "$work/fakebin"
+printf '#!/bin/sh\nexit 1\n' > "$work/fakebin/dpkg-query"
+chmod +x "$work/fakebin/dpkg-query"
+out=$(PATH="$work/fakebin:$PATH" "$TOP/scripts/build-qemu.sh" "$work/qcache" "$work/qemu" 2>&1 >/dev/null)
+is "$?" 1 "build-qemu.sh without qemu-system-x86: exit status 1"
+is "$out" "build-qemu: qemu-system-x86 is not installed (scripts/deps.sh e2e)" \
+    "build-qemu.sh without qemu-system-x86: one line naming it"
+ok "build-qemu.sh without qemu-system-x86: nothing left behind" \
+    test ! -e "$work/qcache" -a ! -e "$work/qemu"
+
 done_testing
