@@ -202,11 +202,12 @@ def upper_bound(k, n, conf):
 def design(p0, cases, alpha=data.PVH_ALPHA, power=data.PVH_POWER):
     """The PVH rule (docs/e2e.md): Wald's sequential probability ratio test
     of the death rate p0 against p1, the death rate doubled but at least 0.4
-    above p0, or the survival rate halved, whichever is lower.  Each guest run adds log(p1/p0) when it
-    died, log((1-p1)/(1-p0)) when it printed; the tally fails once the sum
-    reaches log(power/alpha), passes once it falls to log((1-power)/(1-alpha)),
-    and after nmax runs fails if the sum is positive.  A case fails when its
-    first M runs all died, M the fewest with cases * p0^M <= alpha."""
+    above p0, or the survival rate halved, whichever is lower.  Each guest
+    run adds log(p1/p0) when it died, log((1-p1)/(1-p0)) when it printed;
+    the tally fails once the sum reaches log(power/alpha), passes once it
+    falls to log((1-power)/(1-alpha)), and after nmax runs fails if the sum
+    is positive.  A case fails when its first M runs all died, M the fewest
+    with cases * p0^M <= alpha."""
     d = dict(p0=p0, m=1, nmax=200)
     if p0 <= 0:
         # no death is stock: the first one fails
