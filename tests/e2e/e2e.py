@@ -167,7 +167,7 @@ def config(env=None):
 
 def selection(conf):
     """The selected cases, in table order: those E2E_CASES names (a boot
-    group's name stands for its cases), else all but the BY_HAND groups';
+    group's name stands for its cases), else all but those BY_HAND names;
     exit 2 on an unknown name."""
     names = (conf['env'].get('E2E_CASES') or '').split()
     known = [c['name'] for c in data.CASES]
@@ -177,7 +177,8 @@ def selection(conf):
               % (' '.join(bad), ' '.join(known), ' '.join(data.GROUPS)), file=sys.stderr)
         sys.exit(2)
     if not names:
-        return [c for c in data.CASES if c['group'] not in data.BY_HAND]
+        return [c for c in data.CASES
+                if c['group'] not in data.BY_HAND and c['name'] not in data.BY_HAND]
     return [c for c in data.CASES if c['name'] in names or c['group'] in names]
 
 
