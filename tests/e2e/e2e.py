@@ -800,11 +800,11 @@ def next_pvh(conf, sel, boots):
              if st['state'] == 'open' and not st['ok']
              and not any(n in b['cases'] for b in flying)]
     if names or run['state'] != 'open':
-        return names[:data.PVH_PER_BOOT]
+        return names[:conf['emu']['per_boot']]
     need = to_decide(conf, run)
     if sum(len(b['cases']) for b in flying) >= need:
         return []
-    return [n for n, st in cases.items() if st['state'] == 'open'][:data.PVH_PER_BOOT]
+    return [n for n, st in cases.items() if st['state'] == 'open'][:conf['emu']['per_boot']]
 
 
 def run_boots(conf, sel, kern):
@@ -814,8 +814,8 @@ def run_boots(conf, sel, kern):
     fixed = []
     for g in data.GROUPS:
         names = [c['name'] for c in sel if c['group'] == g]
-        # PVH cases in boots of at most PVH_PER_BOOT
-        step = data.PVH_PER_BOOT if g == 'pvh' else max(len(names), 1)
+        # PVH cases in boots of at most the emulator's per_boot
+        step = conf['emu']['per_boot'] if g == 'pvh' else max(len(names), 1)
         fixed += [(g, names[i:i + step]) for i in range(0, len(names), step)]
     vml = kern[data.DOM0_KERNEL]['vmlinuz']
     lock = threading.Lock()

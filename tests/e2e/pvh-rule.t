@@ -26,6 +26,7 @@ import e2e  # noqa: E402
 
 TRIALS = 2000
 N = [0]
+WIDEST = [0]  # the most cases a simulated PVH boot ran
 
 
 def ok(cond, name):
@@ -48,6 +49,7 @@ def one(draw):
         if not names:
             break
         b = e2e.new_boot(boots, 'pvh', 'amd', names)
+        WIDEST[0] = max(WIDEST[0], len(names))
         for n in names:
             outcome[(n, b['id'])] = draw(n)
         b['secs'] = 1
@@ -81,10 +83,14 @@ res = [one(lambda n: ('tcg', 'died') if n == never or rnd.random() < t['p0'] / 2
            else ('ok', 'printed')) for _ in range(200)]
 ok(not any(r[0] for r in res), 'a case that never prints fails, the others dying at p0/2')
 other = [one(lambda n: ('fail', 'BUG: something else') if n == never else ('ok', 'printed'))]
-first = -(-len(sel) // data.PVH_PER_BOOT)  # the boots that run each case once
+first = -(-len(sel) // conf['emu']['per_boot'])  # the boots that run each case once
 ok(not other[0][0] and other[0][1] == first,
    'a death without TCG\'s signatures fails at once (%d boots, each case run once)'
    % other[0][1])
+per_boot = conf['emu']['per_boot']
+ok(WIDEST[0] == min(per_boot, len(sel)),
+   'the widest PVH boot ran %d cases (%s: per_boot %d, %d PVH cases)'
+   % (WIDEST[0], conf['emu']['name'], per_boot, len(sel)))
 
 # the signature: each kept oops is TCG's; the same oops is not once the
 # innermost kernel frame had interrupts enabled, is another function, or
