@@ -24,6 +24,8 @@ JOBS=${JOBS:-$(nproc)}
 NONET=${NONET:-}
 # shellcheck source=scripts/lib/stage.sh
 . "$top/scripts/lib/stage.sh"
+# shellcheck source=scripts/lib/apt.sh
+. "$top/scripts/lib/apt.sh"
 
 die() { echo "build-qemu: $*" >&2; exit 1; }
 
@@ -45,14 +47,11 @@ upstream=${ver#*:}
 dsc=$cache/qemu_${upstream}.dsc
 if [ ! -f "$dsc" ]; then
     apt=$cache/apt-qemu
-    mkdir -p "$apt/lists/partial" "$apt/archives/partial"
+    private_apt "$apt"
     "$top/scripts/fetch-base.sh" --sources > "$apt/sources.list" ||
         die "no deb-src lines for bookworm (scripts/fetch-base.sh --sources)"
-    opts=(-o "Dir::Etc::SourceList=$apt/sources.list" -o Dir::Etc::SourceParts=/nonexistent
-          -o "Dir::State::Lists=$apt/lists" -o "Dir::Cache::Archives=$apt/archives"
-          -o Dir::State::Status=/dev/null -o APT::Sandbox::User=root)
-    apt-get "${opts[@]}" -qq update || die "apt-get update of $apt/sources.list failed"
-    (cd "$cache" && apt-get "${opts[@]}" -qq --download-only source "qemu=$ver" >/dev/null) ||
+    apt-get "${apt_opts[@]}" -qq update || die "apt-get update of $apt/sources.list failed"
+    (cd "$cache" && apt-get "${apt_opts[@]}" -qq --download-only source "qemu=$ver" >/dev/null) ||
         die "apt-get source qemu=$ver failed: the mirror no longer has the machine's QEMU (apt-get install qemu-system-x86 to update it)"
     [ -f "$dsc" ] || die "apt-get source qemu=$ver wrote no $dsc"
 fi
@@ -66,10 +65,8 @@ stage_begin qemu "building qemu-system-x86_64 ($ver and ${#patches[@]} patch(es)
         patch -s -d "$src" -p1 < "$p"
     done
     mkdir -p "$build"
-    export PATH=/usr/lib/ccache:/usr/bin:/bin:$PATH
-    export CCACHE_DIR=${CCACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/xen-bigvm/ccache}
-    export CCACHE_BASEDIR=$top CCACHE_NOHASHDIR=1
-    export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
+    # shellcheck source=scripts/lib/ccache.sh
+    . "$top/scripts/lib/ccache.sh"
     cd "$build"
     # Only what the boot test uses: TCG, the pc machine, a serial console,
     # virtio disks.

@@ -30,14 +30,8 @@ die() { echo "build-xen: $*" >&2; exit 1; }
 
 [ -e "$TREE/.git" ] || die "$TREE: no patched tree (run 'make pq-import')"
 
-# Keep a pyenv or venv python3-config out of the build (issue seen here).
-# Compile through ccache (Debian's masquerade directory), its cache outside
-# build/ so that another clone on the same machine reuses it; paths are
-# hashed relative to the tree, so a clone elsewhere hits too.
-export PATH=/usr/lib/ccache:/usr/bin:/bin:$PATH
-export CCACHE_DIR=${CCACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/xen-bigvm/ccache}
-export CCACHE_BASEDIR=$top CCACHE_NOHASHDIR=1
-export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-5G}
+# shellcheck source=scripts/lib/ccache.sh
+. "$top/scripts/lib/ccache.sh"
 
 # The mark says whether the build could reach the network.
 mark_ok() {

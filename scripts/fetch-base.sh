@@ -72,6 +72,8 @@ XEN_DEB_VERSION=${XEN_DEB_VERSION:-$PIN_VERSION}
 APT_ETC=${APT_ETC:-/etc/apt}
 
 die() { echo "fetch-base: $*" >&2; exit 1; }
+# shellcheck source=scripts/lib/apt.sh
+. "$(dirname "$0")/lib/apt.sh"
 
 # The sha256 a version's orig tarball must have, if one is pinned.
 pinned_sha256() {
@@ -208,14 +210,9 @@ setup_apt() {
     lines=$(private_sources)
     mirror=$(awk -v c="$CODENAME" '$NF == "main" && $(NF - 1) == c { print $(NF - 2) }' <<<"$lines")
     apt_dir=$cache/apt
-    mkdir -p "$apt_dir/lists/partial" "$apt_dir/archives/partial"
+    private_apt "$apt_dir"
     echo "$lines" > "$apt_dir/sources.list.new"
     mv "$apt_dir/sources.list.new" "$apt_dir/sources.list"
-    apt_opts=(-o "Dir::Etc::SourceList=$apt_dir/sources.list"
-              -o "Dir::Etc::SourceParts=/nonexistent"
-              -o "Dir::State::Lists=$apt_dir/lists"
-              -o "Dir::Cache::Archives=$apt_dir/archives"
-              -o "APT::Sandbox::User=root")
     apt-get "${apt_opts[@]}" -qq update >/dev/null 2>&1 ||
         die "apt-get update with the private source list ($apt_dir/sources.list) failed"
 }
