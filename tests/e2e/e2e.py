@@ -162,6 +162,7 @@ def config(env=None):
     c['pi_stats'] = os.path.join(TOP, 'tools/pi-stats/pi-stats')
     c['sprt'] = design(c['emu']['p0'],
                                     sum(1 for x in data.CASES if x['group'] == 'pvh'))
+    c['sel'] = selection(c)
     return c
 
 
@@ -286,41 +287,50 @@ def download(conf, opts, pkg, version):
     return path if r.returncode == 0 and os.path.isfile(path) else None
 
 
-def fallback(conf, ver, k, opts):
-    """The newest of the series: what the suite's linux-image-amd64 depends on."""
-    dep = run(['apt-cache'] + opts + ['depends', 'linux-image-amd64']).stdout
-    pkg = next((m.group(1) for m in re.finditer(r'Depends: (\S+)', dep)
-                if re.fullmatch(k['series'], m.group(1))), None)
-    if not pkg:
-        raise Setup('kernel %s: no package of the series %s known to apt' % (ver, k['series']))
-    show = run(['apt-cache'] + opts + ['show', pkg]).stdout
-    version = re.search(r'^Version: (\S+)', show, re.M).group(1)
-    path = (os.path.join(conf['cache'], deb_name(pkg, version))
-            if os.path.isfile(os.path.join(conf['cache'], deb_name(pkg, version)))
-            else download(conf, opts, pkg, version))
-    if not path:
-        raise Setup('kernel %s: apt-get download %s=%s failed' % (ver, pkg, version))
-    print('e2e: kernel %s: pinned %s %s not on the mirror; using %s %s, the newest of the series'
-          % (ver, k['package'], k['version'], pkg, version), file=sys.stderr)
-    return dict(package=pkg, version=version, path=path, pinned=False)
+def pinned_deb(conf, what, p, newest):
+    """The package P pins (a KERNELS or DEVICE_MODEL entry): from the cache,
+    else downloaded, checked against its sha256.  When the mirror no longer
+    has it, the version apt offers of the package NEWEST(apt options) names,
+    said on stderr.  {package, version, path, pinned, sha256}."""
+    path = os.path.join(conf['cache'], deb_name(p['package'], p['version']))
+    if not os.path.isfile(path):
+        opts = apt_opts(conf, p['suite'])
+        path = download(conf, opts, p['package'], p['version'])
+        if not path:
+            pkg = newest(opts)
+            m = re.search(r'^Version: (\S+)', run(['apt-cache'] + opts + ['show', pkg]).stdout, re.M)
+            if not m:
+                raise Setup('%s: apt knows no %s' % (what, pkg))
+            version = m.group(1)
+            path = os.path.join(conf['cache'], deb_name(pkg, version))
+            if not os.path.isfile(path):
+                path = download(conf, opts, pkg, version)
+            if not path:
+                raise Setup('%s: apt-get download %s=%s failed' % (what, pkg, version))
+            print('e2e: %s: pinned %s %s not on the mirror; using %s %s'
+                  % (what, p['package'], p['version'], pkg, version), file=sys.stderr)
+            return dict(package=pkg, version=version, path=path, pinned=False,
+                        sha256=sha256(path))
+    digest = sha256(path)
+    if digest != p['sha256']:
+        raise Setup('%s: %s has sha256 %s, pinned %s' % (what, path, digest, p['sha256']))
+    return dict(package=p['package'], version=p['version'], path=path, pinned=True,
+                sha256=digest)
 
 
 def kernel_deb(conf, ver):
-    """The pinned package of kernel VER (cached, else downloaded, checked
-    against its sha256), else the newest of its series."""
+    """Kernel VER's pinned package, else the newest of its series: what the
+    suite's linux-image-amd64 depends on."""
     k = data.KERNELS[ver]
-    path = os.path.join(conf['cache'], deb_name(k['package'], k['version']))
-    if not os.path.isfile(path):
-        opts = apt_opts(conf, k['suite'])
-        path = download(conf, opts, k['package'], k['version'])
-        if not path:
-            got = fallback(conf, ver, k, opts)
-            got['sha256'] = sha256(got['path'])
-            return got
-    digest = sha256(path)
-    if digest != k['sha256']:
-        raise Setup('kernel %s: %s has sha256 %s, pinned %s' % (ver, path, digest, k['sha256']))
-    return dict(package=k['package'], version=k['version'], path=path, pinned=True, sha256=digest)
+
+    def newest(opts):
+        dep = run(['apt-cache'] + opts + ['depends', 'linux-image-amd64']).stdout
+        pkg = next((m.group(1) for m in re.finditer(r'Depends: (\S+)', dep)
+                    if re.fullmatch(k['series'], m.group(1))), None)
+        if not pkg:
+            raise Setup('kernel %s: no package of the series %s known to apt' % (ver, k['series']))
+        return pkg
+    return pinned_deb(conf, 'kernel ' + ver, k, newest)
 
 
 def kernels(conf):
@@ -362,23 +372,8 @@ def device_model(conf):
     for f in data.DM_FILES:
         if not os.path.isfile(f):
             raise Setup('%s missing (HVM guests need it; scripts/deps.sh e2e installs it)' % f)
-    d = data.DEVICE_MODEL
-    path = os.path.join(conf['cache'], deb_name(d['package'], d['version']))
-    pinned = True
-    if not os.path.isfile(path):
-        opts = apt_opts(conf, d['suite'])
-        path = download(conf, opts, d['package'], d['version'])
-        if not path:
-            show = run(['apt-cache'] + opts + ['show', d['package']]).stdout
-            m = re.search(r'^Version: (\S+)', show, re.M)
-            path = m and download(conf, opts, d['package'], m.group(1))
-            if not path:
-                raise Setup('device model: apt-get download %s failed' % d['package'])
-            pinned = False
-            print('e2e: device model: pinned %s %s not on the mirror; using %s'
-                  % (d['package'], d['version'], m.group(1)), file=sys.stderr)
-    if pinned and sha256(path) != d['sha256']:
-        raise Setup('device model: %s has sha256 %s, pinned %s' % (path, sha256(path), d['sha256']))
+    path = pinned_deb(conf, 'device model', data.DEVICE_MODEL,
+                      lambda opts: data.DEVICE_MODEL['package'])['path']
     root = os.path.join(conf['out'], 'dm')
     if read(os.path.join(root, '.from')) != path:
         shutil.rmtree(root, ignore_errors=True)
@@ -1363,7 +1358,7 @@ def prepare(conf):
     """Prerequisites, kernels, images: the kernels."""
     prerequisites(conf)
     kern = kernels(conf)
-    if any(c['group'] == 'hvm' for c in selection(conf)):
+    if any(c['group'] == 'hvm' for c in conf['sel']):
         device_model(conf)
     images(conf, kern)
     return kern
@@ -1371,7 +1366,7 @@ def prepare(conf):
 
 def main_run(conf, mode):
     t0 = time.time()
-    sel = conf['sel'] = selection(conf)
+    sel = conf['sel']
     os.makedirs(conf['out'], exist_ok=True)
     if mode == 'tap':
         OUT_STATE['tap'] = True
