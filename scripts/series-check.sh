@@ -27,8 +27,9 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 export TREE=${TREE:-$top/build/xen}
 if [ -z "${SERIES_CHECK_CACHE:-}" ]; then
     key=$({ gcc --version; ld --version; dpkg-query -W
-            cat "$top/scripts/build-xen.sh" "$top/scripts/series-check.sh" \
-                "$top/scripts/debug-only.py"; } 2>&1 | sha256sum | cut -c1-16)
+            cat "$top/scripts/build-xen.sh" "$top/scripts/lib/ccache.sh" \
+                "$top/scripts/series-check.sh" "$top/scripts/debug-only.py"
+          } 2>&1 | sha256sum | cut -c1-16)
     SERIES_CHECK_CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/xen-bigvm/series-check/$key
     mkdir -p "${SERIES_CHECK_CACHE%/*}"
 fi
