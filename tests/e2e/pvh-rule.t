@@ -4,7 +4,8 @@
 rate, with a fixed seed.  At the emulator's p0 the test must pass at least
 as often as PVH_ALPHA promises, at p1 (design()) fail at least as often as
 PVH_POWER does, always fail when every guest dies, and fail a case that
-never prints or dies otherwise however the others do.  Then TCG's oops
+never prints or dies otherwise however the others do; no boot runs more
+PVH cases than the emulator's per_boot.  Then TCG's oops
 signature (tcg_oops) on real guest oopses kept in tests/e2e/oops/ (from
 Xen built from the base alone) and on each altered where it matters; its
 hang signatures (tcg_hang) on real dumps of hung guests in
@@ -83,11 +84,11 @@ res = [one(lambda n: ('tcg', 'died') if n == never or rnd.random() < t['p0'] / 2
            else ('ok', 'printed')) for _ in range(200)]
 ok(not any(r[0] for r in res), 'a case that never prints fails, the others dying at p0/2')
 other = [one(lambda n: ('fail', 'BUG: something else') if n == never else ('ok', 'printed'))]
-first = -(-len(sel) // conf['emu']['per_boot'])  # the boots that run each case once
+per_boot = conf['emu']['per_boot']
+first = -(-len(sel) // per_boot)  # the boots that run each case once
 ok(not other[0][0] and other[0][1] == first,
    'a death without TCG\'s signatures fails at once (%d boots, each case run once)'
    % other[0][1])
-per_boot = conf['emu']['per_boot']
 ok(WIDEST[0] == min(per_boot, len(sel)),
    'the widest PVH boot ran %d cases (%s: per_boot %d, %d PVH cases)'
    % (WIDEST[0], conf['emu']['name'], per_boot, len(sel)))
