@@ -1489,8 +1489,7 @@ def flake(runs):
         for v in vs:
             confs[v] = config(envs[v])
             kern[v] = prepare(confs[v])
-            names = envs[v]['E2E_CASES'].split()
-            cases[v] = [c for c in data.CASES if c['name'] in names]
+            cases[v] = confs[v]['sel']
     except Setup as e:
         print('e2e-flake: %s (make xen-debug tools xen-stock)' % e, file=sys.stderr)
         return 1
