@@ -7,6 +7,8 @@ usage: e2e.py                run the cases (one verdict line each)
        e2e.py --tap          the same, as TAP (tests/e2e/e2e.t)
        e2e.py --shell        boot the same images, dom0 shell on this terminal
        e2e.py --verdicts     judge the last run's results again (no boot)
+       e2e.py --boot         boot Xen and dom0 once, no guest: exit 0 when dom0
+                             finished (serial log OUT/serial-boot.log)
        e2e.py --flake [RUNS] PVH deaths on stock Xen, run as the test runs them (p0)
 
 environment:
@@ -25,6 +27,8 @@ environment:
   E2E_JOBS          QEMUs at once (default 2)
   E2E_CPU_AMD / E2E_CPU_INTEL   QEMU -cpu of the AMD and Intel boots
   E2E_XEN_EXTRA     more Xen command line (e.g. hap=0)
+  E2E_MACHINE       QEMU -M (default pc)
+  E2E_QEMU_EXTRA    more QEMU arguments (e.g. -device amd-iommu,intremap=on)
   E2E_GUEST_EXTRA   more guest kernel command line (e.g. nopti)
   E2E_GUEST_CFG     more lines of every guest's xl configuration, ';'-separated
   E2E_DESTROY=CASE:S  test knob: dom0 destroys CASE's guest S s after xl create
@@ -42,6 +46,7 @@ import json
 import math
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -150,6 +155,8 @@ def config(env=None):
              guest_timeout=num('E2E_GUEST_TIMEOUT', 240),
              guest_silence=num('E2E_GUEST_SILENCE', 120),
              accel=env.get('E2E_ACCEL') or 'tcg,thread=single',
+             machine=env.get('E2E_MACHINE') or 'pc',
+             qemu_extra=shlex.split(env.get('E2E_QEMU_EXTRA', '')),
              jobs=max(1, num('E2E_JOBS', 2)),
              emu=emulator(env),
              cpus={m: env.get(v['env']) or v['cpu'] for m, v in data.CPUS.items()},
@@ -661,9 +668,10 @@ def prerequisites(conf):
 def qemu_argv(conf, cpu, serial):
     e = conf['emu']
     return ([e['qemu']] + (['-L', e['firmware']] if e['firmware'] else []) +
-            ['-accel', conf['accel'], '-M', 'pc', '-cpu', conf['cpus'][cpu], '-smp', '4',
-             '-m', '3G', '-display', 'none', '-serial', serial, '-no-reboot',
-             '-kernel', os.path.join(conf['tree'], 'xen/xen'), '-append', conf['xen_cmdline']])
+            ['-accel', conf['accel'], '-M', conf['machine'], '-cpu', conf['cpus'][cpu],
+             '-smp', '4', '-m', '3G', '-display', 'none', '-serial', serial, '-no-reboot',
+             '-kernel', os.path.join(conf['tree'], 'xen/xen'), '-append', conf['xen_cmdline']] +
+            conf['qemu_extra'])
 
 
 def qemu_env(conf):
@@ -1354,6 +1362,16 @@ def shell(conf, kern):
     os.execvpe(argv[0], argv, qemu_env(conf))
 
 
+def boot_only(conf, kern):
+    """Boot Xen and dom0 on the AMD model, run no guest: 0 when dom0
+    finished, 1 otherwise."""
+    res = boot(conf, dict(id='boot', cpu='amd', cases=[]), kern[data.DOM0_KERNEL]['vmlinuz'])
+    if res['error']:
+        print('e2e: failed: %s' % res['error'], file=sys.stderr)
+        return 1
+    return 0
+
+
 def prepare(conf):
     """Prerequisites, kernels, images: the kernels."""
     prerequisites(conf)
@@ -1380,6 +1398,8 @@ def main_run(conf, mode):
             kern = prepare(conf)
             if mode == 'shell':
                 shell(conf, kern)
+            if mode == 'boot':
+                return boot_only(conf, kern)
             for f in glob.glob(os.path.join(conf['out'], '*.boot[0-9]*')) + \
                     glob.glob(os.path.join(conf['out'], 'serial-*.log')) + \
                     glob.glob(os.path.join(conf['out'], 'qemu-*.txt')):
@@ -1540,9 +1560,11 @@ def main(argv):
             print('usage: e2e.py --flake [RUNS]', file=sys.stderr)
             return 2
         return flake(int(args[1]) if len(args) == 2 else 10)
-    modes = {(): 'run', ('--tap',): 'tap', ('--shell',): 'shell', ('--verdicts',): 'verdicts'}
+    modes = {(): 'run', ('--tap',): 'tap', ('--shell',): 'shell', ('--verdicts',): 'verdicts',
+             ('--boot',): 'boot'}
     if tuple(args) not in modes:
-        print('usage: e2e.py [--tap | --shell | --verdicts | --flake [RUNS]]', file=sys.stderr)
+        print('usage: e2e.py [--tap | --shell | --verdicts | --boot | --flake [RUNS]]',
+              file=sys.stderr)
         return 2
     try:
         conf = config()

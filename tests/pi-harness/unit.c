@@ -42,7 +42,7 @@ unsigned int harness_limit_of(unsigned int c)
 {
     return read_atomic(&per_cpu(vmx_pi_blocking, c).limit);
 }
-void harness_pools_changed(void) { arch_cpupool_changed(); }
+void harness_pools_changed(void) { vmx_pi_cpupool_changed(); }
 void harness_account(struct domain *d, bool assign)
 {
     vmx_pi_limit_account(d, assign);
@@ -67,12 +67,7 @@ void harness_per_cpu_init(unsigned int cpu) { vmx_pi_per_cpu_init(cpu); }
 void harness_block_hook(struct vcpu *v) { vmx_vcpu_block(v); }
 void harness_switch_from(struct vcpu *v) { vmx_pi_switch_from(v); }
 void harness_switch_to(struct vcpu *v) { vmx_pi_switch_to(v); }
-void harness_do_resume(struct vcpu *v) { vmx_pi_do_resume(v); }
-#ifdef PI_REF
-void harness_pre_intr_assist(struct vcpu *v) { (void)v; }
-#else
-void harness_pre_intr_assist(struct vcpu *v) { vmx_pi_ndst_home(v); }
-#endif
+bool harness_do_resume(struct vcpu *v) { return vmx_pi_do_resume(v); }
 void harness_fixup(unsigned int cpu) { vmx_pi_desc_fixup(cpu); }
 
 struct list_head *harness_list(unsigned int c)

@@ -370,23 +370,26 @@ static void save_lazy(unsigned int cpu, struct vcpu *prev)
 }
 
 /*
- * The way into the guest, as vmx_asm_do_vmentry: vmx_intr_assist() (which
- * starts with pi.c's hook, then syncs PIR into the IRR when ON is set),
- * interrupts off, vmx_vmenter_helper() (pi.c's resume).
+ * The way into the guest, as vmx_asm_do_vmentry: vmx_intr_assist() syncs
+ * PIR into the IRR when ON is set, interrupts go off, and
+ * vmx_vmenter_helper() (pi.c's resume) enters the guest or sends the vCPU
+ * round again.
  *
  * --entry-posts (replay): a device posts to the entering vCPU once, at one
  * of the steps of its entry: before or after each of those, or after any
  * write pi.c makes to its descriptor meanwhile; the step is the entry's
- * number modulo ENTRY_STEPS.  A post before the sync is delivered by it; one
- * after it must notify the vCPU's own pCPU, which then goes round the entry
- * path again (upstream has that window too), or the interrupt would wait in
- * PIR for the vCPU's next VM exit.
+ * number modulo ENTRY_STEPS.  The interrupt must reach the guest on this
+ * entry: synced into the IRR before the VM entry, or notified with the
+ * posted vector to the vCPU's own pCPU, which the CPU then processes in
+ * non-root mode.  A notification with the wakeup vector, or to another
+ * pCPU, leaves it in PIR until the vCPU's next VM exit.
  */
 #define ENTRY_STEPS 8
 bool entry_posts;
 static struct vcpu *entering;
 static unsigned int entry_step, entry_post_at;
-static bool entry_synced;
+/* The entry's post notified the vCPU's pCPU with the posted vector. */
+static bool entry_heard;
 
 static void entry_post(void)
 {
@@ -395,9 +398,8 @@ static void entry_post(void)
     if ( entry_step++ != entry_post_at )
         return;
     raise = post_interrupt_to(entering, &notified);
-    if ( entry_synced && notified != (int)entering->processor )
-        violation("posted after the PIR sync on entry, not notified to the "
-                  "vCPU's own pCPU", entering->vcpu_id, notified);
+    /* Only the wakeup vector raises an interrupt of the harness's own. */
+    entry_heard = notified == (int)entering->processor && raise < 0;
     raise_irq(raise);
 }
 
@@ -418,24 +420,23 @@ static void vm_entry(struct vcpu *v)
         entering = v;
         entry_step = 0;
         entry_post_at = entries++ % ENTRY_STEPS;
-        entry_synced = false;
+        entry_heard = false;
         harness_step_hook = entry_step_desc;
-        entry_post();
     }
-    harness_pre_intr_assist(v);
-    if ( entry_posts )
-        entry_post();
-    sync_pir_to_irr(v);
-    if ( entry_posts )
-    {
-        entry_synced = true;
-        entry_post();
-    }
-    harness_do_resume(v);
+    do {
+        if ( entry_posts )
+            entry_post();
+        sync_pir_to_irr(v);
+        if ( entry_posts )
+            entry_post();
+    } while ( !harness_do_resume(v) );
     if ( entry_posts )
     {
         entry_post();
         harness_step_hook = NULL;
+        if ( pi_test_on(&v->arch.hvm.vmx.pi_desc) && !entry_heard )
+            violation("interrupt posted on the way into the guest waits in "
+                      "PIR for the next VM exit", v->vcpu_id, entry_post_at);
     }
 }
 
