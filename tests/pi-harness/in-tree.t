@@ -15,7 +15,7 @@ TREE=${TREE:-$BUILD/xen}
 dir=$TREE/tools/tests/vmx-pi
 SEQUENTIAL_MISSES=" c1-spill-no-recheck d1-fixup-sn-window d7-wakeup-cycles
     h2-unblock-no-recheck h8-spill-holds-own-lock
-    x2-limit-cpus-counted-unlocked x3-ndst-home-late "
+    x2-limit-cpus-counted-unlocked x3-resume-reads-on-early "
 
 [ -f "$dir/main.c" ] || bail "$TREE has no tools/tests/vmx-pi"
 [ -f "$TREE/config/Tools.mk" ] ||
