@@ -31,7 +31,7 @@ for m in hypervisor-debug hypervisor-release tools; do
     fi
 done
 
-# xentrace_format (patch 0003): runs under Python 3 on a real trace and
+# xentrace_format (patch 0004): runs under Python 3 on a real trace and
 # prints one line per record (5,706 in rtds-8cpu, per traces/README.md;
 # its formats file has a catch-all line, so every record prints).
 trace=$TOP/tests/data/traces/rtds-8cpu.xentrace

@@ -374,6 +374,25 @@ static inline int pi_test_and_clear_on(struct pi_desc *d)
     return (__atomic_fetch_and(&d->control, ~(1ULL << POSTED_INTR_ON),
                                __ATOMIC_SEQ_CST) >> POSTED_INTR_ON) & 1;
 }
+static inline void pi_set_on(struct pi_desc *d)
+{
+    __atomic_fetch_or(&d->control, 1ULL << POSTED_INTR_ON, __ATOMIC_SEQ_CST);
+}
+
+/* PIR's size: X86_NR_VECTORS before Xen 4.21, X86_IDT_VECTORS since. */
+#define X86_NR_VECTORS  256
+#define X86_IDT_VECTORS 256
+static inline bool bitmap_empty(const _Atomic uint64_t *map,
+                                unsigned int bits)
+{
+    unsigned int i;
+
+    for ( i = 0; i < bits / 64; i++ )
+        if ( map[i] )
+            return false;
+
+    return true;
+}
 
 struct pi_blocking_vcpu {
     struct list_head     list;

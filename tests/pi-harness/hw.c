@@ -192,17 +192,17 @@ bool sync_pir_to_irr(struct vcpu *v)
 }
 
 /*
- * The guest consumes what was posted while it runs: ON, then PIR, whatever
- * ON was.  Bits posted while a preempted vCPU had SN set are thus taken as
- * delivered; a blocked vCPU with PIR bits and no ON is what a stranded
- * interrupt looks like (invariants.c).
+ * The guest consumes what was posted while it runs, as the CPU does: PIR
+ * only through ON.  Bits posted while a preempted vCPU had SN set stay in
+ * PIR unless something sets ON; a blocked vCPU with PIR bits and no ON is
+ * what a stranded interrupt looks like (invariants.c).
  */
 void guest_runs(struct vcpu *v)
 {
     struct pi_desc *d = &v->arch.hvm.vmx.pi_desc;
 
-    pi_test_and_clear_on(d);
-    __atomic_store_n(&d->pir[1], 0, __ATOMIC_SEQ_CST);
+    if ( pi_test_and_clear_on(d) )
+        __atomic_store_n(&d->pir[1], 0, __ATOMIC_SEQ_CST);
     v->h->outside_pool_ok = false;
     /*
      * A running vCPU's notifications must go to its pCPU.  The code before
