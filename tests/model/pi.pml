@@ -30,6 +30,15 @@
  *                            the pool (Spin rejects POOLCHG without it)
  *   UPSTREAM_FIXUP           the CPU-dead fixup as upstream has it (SN set
  *                            while the entry is examined); else the fixed one
+ *   SYNC_PLAIN               vmx_sync_pir_to_irr() as master has it (a plain
+ *                            read of ON first, e6dfe4250c); else as 4.17 and
+ *                            4.20 have it (starts with the locked
+ *                            test_and_clear of ON)
+ *   BLOCK_NO_MB              vmx_vcpu_block() without the smp_mb() after the
+ *                            NV write (safe with the locked sync only)
+ *   PREEMPT                  each vCPU may be preempted once in non-root mode
+ *                            (vmx_pi_switch_from() sets SN), and is then
+ *                            scheduled again (a full context switch)
  *   MUT_*                    one bug each, see tests/model/mutants
  */
 
@@ -92,6 +101,40 @@ bool sn[NVCPU];         /* SN: suppress notification */
 byte ndst[NVCPU];       /* NDST, as the pCPU it names */
 bit  nv[NVCPU];         /* NV: POSTED or WAKEUP */
 
+/*
+ * ---- x86-TSO store buffers ----
+ * Xen's plain stores to NDST and NV (write_atomic(): a mov) go through the
+ * store buffer of the writing process: a FIFO of SBCAP entries, each
+ * (kind, index, value).  They reach memory (where the IOMMU and the other
+ * processes read them) later, in order, one at a time (process flusher), or
+ * at once when the process runs a locked instruction or smp_mb() (the
+ * process waits for its buffer to empty: DRAIN).  A store to a full buffer
+ * first sends the oldest entry to memory (a bounded buffer shows a subset of
+ * TSO's behaviours).  Loads of NDST and NV by the writer forward from its
+ * own buffer (load_fwd).  SN and ON are only changed by locked instructions
+ * (set_bit(), clear_bit(), test_and_clear_bit()), never buffered.
+ * spin_lock() is a locked instruction on x86; spin_unlock() is a plain
+ * store (add_sized()): with stores buffered before it, the release is
+ * buffered too, so no other pCPU sees the lock free before them.  Other
+ * stores (lists, lengths, lock pointers, flags) are not buffered: lists are
+ * read under their locks, which order them.
+ * Buffer b: vCPU process b (b < NVCPU), the mover (hotplug or poolchg,
+ * MOVER); NSB is the processes without stores to buffer (always empty).
+ */
+#define SBCAP       2
+#define MOVER       NVCPU
+#define NSB         (NVCPU + 1)
+#define SB_NDST     1
+#define SB_NV       2
+#define SB_UNLOCK   3
+/* an entry: kind << 4 | index (vCPU, or the lock's pCPU) << 2 | value */
+#define SBE(k, w, x)    ((k) << 4 | (w) << 2 | (x))
+#define SBHIT(e, k, w)  (((e) >> 2) == ((k) << 2 | (w)))
+byte sb[NSB * SBCAP];   /* the entries, oldest first; 0 when empty */
+byte sbn[NSB + 1];      /* entries in each buffer */
+#define DRAINED     (sbn[me] == 0)
+#define ALLDRAINED  (sbn[0] == 0 && sbn[1] == 0 && (NVCPU < 3 || sbn[2] == 0) && sbn[MOVER] == 0)
+
 /* ---- struct vmx_pi_blocking_vcpu per pCPU, and v->arch.hvm.vmx.pi_blocking */
 byte lst[NCPU];         /* the list: bit v set = v's list_head is on it */
 byte plen[NCPU];         /* ->len */
@@ -118,49 +161,124 @@ bool p2out;             /* pCPU 2 is out of the domain's pool (POOLCHG) */
 bool pchg;              /* ghost: from that change to the end of its moves */
 bool stray[NVCPU];      /* ghost: added to its own pCPU's list outside the pool */
 bool win[NVCPU];        /* between vmx_intr_assist()'s PIR sync and VM entry */
-bool fixw[NVCPU];       /* the fixup rewrote NDST of the vCPU awake, before VM entry */
+bool tok[NVCPU];        /* in that window, a posted_intr_vector notification
+                           reached the vCPU's own pCPU */
 
 #define BIT(v)          (1 << (v))
 #define ONL(c, v)       ((lst[c] & BIT(v)) != 0)
 
+/* one entry reaching memory */
+inline sb_apply(e)
+{
+    if
+    :: (e >> 4) == SB_NDST -> ndst[(e >> 2) & 3] = e & 3
+    :: (e >> 4) == SB_NV -> nv[(e >> 2) & 3] = e & 3
+    :: (e >> 4) == SB_UNLOCK ->
+        assert(lock[(e >> 2) & 3]); lock[(e >> 2) & 3] = 0; lown[(e >> 2) & 3] = 0
+    fi
+}
+
+/* the oldest entry of buffer b reaching memory */
+inline sb_pop(b)
+{
+    sb_apply(sb[b * SBCAP]);
+    sb[b * SBCAP] = sb[b * SBCAP + 1]; sb[b * SBCAP + 1] = 0;
+    sbn[b]--
+}
+
+/* a plain store by the running process (buffer me); inside atomic or d_step */
+inline sb_put(e)
+{
+    if :: sbn[me] == SBCAP -> sb_pop(me) :: else -> skip fi;
+    sb[me * SBCAP + sbn[me]] = e;
+    sbn[me]++
+}
+inline sb_store(e) { d_step { sb_put(e) } }
+
+/* a plain load of @mem (field @k of @w) by the running process: the newest
+ * entry of its own buffer for that field, else memory; inside d_step */
+inline load_fwd(k, w, mem, res)
+{
+    res = mem;
+    if :: sbn[me] > 0 && SBHIT(sb[me * SBCAP], k, w) -> res = sb[me * SBCAP] & 3
+       :: else -> skip fi;
+    if :: sbn[me] > 1 && SBHIT(sb[me * SBCAP + 1], k, w) -> res = sb[me * SBCAP + 1] & 3
+       :: else -> skip fi
+}
+
+/* smp_mb() (mfence or a locked instruction): the buffer drains first */
+#define smp_mb()    DRAINED
+
+/* set_bit() / clear_bit() of SN: locked */
+inline set_sn(v)   { atomic { DRAINED -> sn[v] = 1 } }
+inline clear_sn(v) { atomic { DRAINED -> sn[v] = 0 } }
+
+/* Stores leave the buffers in order, one at a time, at any time. */
+proctype flusher()
+{
+end_flush:
+    do
+    :: d_step { sbn[0] > 0 -> sb_pop(0) }
+    :: d_step { sbn[1] > 0 -> sb_pop(1) }
+#if NVCPU > 2
+    :: d_step { sbn[2] > 0 -> sb_pop(2) }
+#endif
+    :: d_step { sbn[MOVER] > 0 -> sb_pop(MOVER) }
+    od
+}
+
 /*
  * The IOMMU posting an interrupt (VT-d spec 5.2.3, one atomic update of the
- * descriptor): set the PIR bit; if ON and SN are clear, set ON and send NV
- * to NDST.  A notification to an offline pCPU is lost.  posted_intr_vector
- * to the pCPU where the vCPU runs in non-root mode is processed by the CPU
- * there (ON cleared, PIR moved to the vIRR); anywhere else Xen only raises
- * a softirq, and ON stays for vmx_sync_pir_to_irr().
+ * descriptor, which sees only what has left the store buffers): set the PIR
+ * bit; if ON and SN are clear, set ON and send NV to NDST.  A notification
+ * to an offline pCPU is lost.  posted_intr_vector to the pCPU where the
+ * vCPU runs in non-root mode is processed by the CPU there (ON cleared, PIR
+ * moved to the vIRR); anywhere else Xen only raises a softirq, and ON stays
+ * for vmx_sync_pir_to_irr().
+ *
+ * Timeliness: an interrupt posted to a vCPU must reach the guest before the
+ * vCPU's next VM entry, or be notified with posted_intr_vector to the
+ * vCPU's pCPU while the vCPU runs in non-root mode (the CPU then processes
+ * it at once).  Here: posted while the vCPU is in non-root mode, it must be
+ * so notified.  Posted in the window from vmx_intr_assist()'s last PIR sync
+ * to VM entry, it must leave PIR before VM entry (the entry's recheck
+ * restarts it, and the sync takes it), or be notified with
+ * posted_intr_vector to the vCPU's pCPU (tok): that pCPU takes it by the
+ * softirq check in entry.S while interrupts are on, or right after VM
+ * entry, in non-root mode; the check is at VM entry (vcpu()).  A wakeup
+ * vector notification does not count: vmx_pi_wakeup() does not kick a
+ * running vCPU.
  */
 inline post(v)
 {
     atomic {
         pir[v] = 1;
+        assert(!ingst[v] || (!on[v] && !sn[v] && nv[v] == POSTED && ndst[v] == proc[v]));
         if
         :: !on[v] && !sn[v] ->
-            /*
-             * Timeliness: posted after the vCPU's last PIR sync before VM
-             * entry, the notification must go to the vCPU's own pCPU (which
-             * takes it once interrupts are on, at the latest right after
-             * VM entry); anywhere else it sets ON and the interrupt waits in
-             * PIR for the next VM exit.
-             */
-#ifdef STRICT_TIMELY
-            assert(!win[v] || ndst[v] == proc[v]);
-#else
-            assert(!win[v] || ndst[v] == proc[v] || fixw[v]);
-#endif
             on[v] = 1;
             if
             :: nv[v] == WAKEUP && online[ndst[v]] -> irr[ndst[v]] = 1
             :: nv[v] == POSTED && ingst[v] && proc[v] == ndst[v] ->
                 on[v] = 0; pir[v] = 0
+            :: nv[v] == POSTED && win[v] && proc[v] == ndst[v] -> tok[v] = 1
             :: else -> skip
             fi
-        :: else ->
-            /* ON set in the window was set by a notification checked above */
-            assert(!win[v] || on[v])
+        :: else -> skip
         fi
     }
+}
+
+/*
+ * The release of lock c by the running process: at once with an empty store
+ * buffer, else behind the stores in it.
+ */
+inline release(c)
+{
+    if
+    :: sbn[me] == 0 -> lock[c] = 0; lown[c] = 0
+    :: else -> sb_put(SBE(SB_UNLOCK, c, 0))
+    fi
 }
 
 /*
@@ -169,15 +287,15 @@ inline post(v)
  * (NOTHELD, NOLOCK): a leaked lock would make every `lock[c] || ...'
  * invariant vacuous for that list.
  */
-inline spin_lock(c)   { atomic { !lock[c] -> lock[c] = 1; lown[c] = _pid } }
-inline spin_unlock(c) { atomic { assert(lock[c] && lown[c] == _pid); lock[c] = 0; lown[c] = 0 } }
+inline spin_lock(c)   { atomic { DRAINED && !lock[c] -> lock[c] = 1; lown[c] = _pid } }
+inline spin_unlock(c) { atomic { assert(lock[c] && lown[c] == _pid); release(c) } }
 /*
  * spin_lock_irqsave() / spin_unlock_irqrestore() by code running on pCPU
  * @cpu.  The model turns interrupts off once the lock is taken, not before
  * spinning: more interleavings, not fewer.
  */
-inline lock_irq(cpu, c)   { atomic { !lock[c] -> lock[c] = 1; lown[c] = _pid; irqoff[cpu]++ } }
-inline unlock_irq(cpu, c) { atomic { assert(lock[c] && lown[c] == _pid); lock[c] = 0; lown[c] = 0; irqoff[cpu]-- } }
+inline lock_irq(cpu, c)   { atomic { DRAINED && !lock[c] -> lock[c] = 1; lown[c] = _pid; irqoff[cpu]++ } }
+inline unlock_irq(cpu, c) { atomic { assert(lock[c] && lown[c] == _pid); release(c); irqoff[cpu]-- } }
 
 /* the running process holds no list lock (checked where a process ends) */
 #define HELD(c)     (lock[c] && lown[c] == _pid)
@@ -211,19 +329,41 @@ inline list_del(c, v)
 /* vcpu_unblock(): test_and_clear_bit(_VPF_blocked), vcpu_wake() */
 inline vcpu_unblock(v)
 {
-    atomic { blocked[v] = 0; asleep[v] = 0 }
+    atomic { DRAINED -> blocked[v] = 0; asleep[v] = 0 }   /* locked: drains */
 }
 
 /*
  * vmx_sync_pir_to_irr() (vmx.c), reached from local_events_need_delivery()
  * and vmx_intr_assist(): only if test_and_clear ON, read (xchg) PIR.  The
- * model takes any ON as a deliverable interrupt.
+ * model takes any ON as a deliverable interrupt.  4.17 and 4.20 start with
+ * the locked pi_test_and_clear_on(), which drains the store buffer first;
+ * master (SYNC_PLAIN) with a plain pi_test_on(), returning if ON is clear,
+ * which x86 may satisfy before the buffered stores reach memory.
+ * @w: vmx_intr_assist()'s sync, where the window to VM entry starts once ON
+ * was read clear or cleared (the ghosts win, tok).
  */
-inline sync_pir_to_irr(v, got)
+inline sync_pir_to_irr(v, got, w)
 {
     got = 0;
-    atomic { if :: on[v] -> on[v] = 0; got = 1 :: else -> skip fi }
-    if :: got -> pir[v] = 0 :: else -> skip fi
+#ifdef SYNC_PLAIN
+    atomic {                                /* pi_test_on() */
+        if :: on[v] -> got = 1 :: else -> win[v] = w; tok[v] = 0 fi
+    }
+    if
+    :: got ->
+        atomic {                            /* pi_test_and_clear_on() */
+            DRAINED -> assert(on[v]); on[v] = 0; win[v] = w; tok[v] = 0
+        }
+    :: else -> skip
+    fi;
+#else
+    atomic {                                /* pi_test_and_clear_on() */
+        DRAINED ->
+        if :: on[v] -> on[v] = 0; got = 1 :: else -> skip fi;
+        win[v] = w; tok[v] = 0
+    }
+#endif
+    if :: got -> pir[v] = 0 :: else -> skip fi   /* xchg() of PIR */
 }
 
 /*
@@ -272,7 +412,7 @@ inline vmx_vcpu_block(v, cpu, lc, ok, i, n, bl)
 {
     lc = cpu;
 #ifdef MUT_NV_EARLY
-    nv[v] = WAKEUP;                         /* bug: NV before the list */
+    sb_store(SBE(SB_NV, v, WAKEUP));        /* bug: NV before the list */
 #endif
 #ifdef MUT_SKIP_ON
     if :: on[v] -> goto blk_done :: else -> skip fi;   /* bug: no insertion */
@@ -316,13 +456,23 @@ blk_add:
     if
     :: lc != cpu ->
 #ifndef MUT_SPILL_NO_NDST
-        ndst[v] = lc                        /* write_atomic(&pi_desc->ndst) */
+        sb_store(SBE(SB_NDST, v, lc))       /* write_atomic(&pi_desc->ndst) */
 #else
         skip
 #endif
     :: else -> skip
     fi;
-    nv[v] = WAKEUP;                         /* write_atomic(&pi_desc->nv), under the lock */
+    sb_store(SBE(SB_NV, v, WAKEUP));        /* write_atomic(&pi_desc->nv), under the lock */
+#ifndef BLOCK_NO_MB
+    /*
+     * smp_mb(): NV (and NDST) reach memory before vcpu_block()'s
+     * local_events_need_delivery() reads ON.  Without it, with master's
+     * plain read of ON, the read may see ON clear while the IOMMU still
+     * sees the posted vector: it sets ON and notifies nobody who wakes the
+     * vCPU (and spin_unlock() is a plain store, no barrier).
+     */
+    smp_mb();
+#endif
     unlock_irq(cpu, lc);                    /* spin_unlock_irqrestore() */
 blk_done:
     skip
@@ -330,14 +480,29 @@ blk_done:
 
 /*
  * vmx_pi_unblock_vcpu(v) from vmx_pi_do_resume() (vmx_vmenter_helper(),
- * interrupts already off), v running on @cpu.
+ * interrupts already off), v running on @cpu.  @chg: NV was not the posted
+ * vector, or NDST not @cpu, when it started.
  */
-inline vmx_pi_unblock_vcpu(v, cpu, l)
+inline vmx_pi_unblock_vcpu(v, cpu, l, t, chg)
 {
+    /*
+     * read_atomic() of NV and of NDST, as one step: only this vCPU writes
+     * NV, so no interleaving is lost
+     */
+    d_step {
+        load_fwd(SB_NV, v, nv[v], t);
+        chg = (t != POSTED);
+        load_fwd(SB_NDST, v, ndst[v], t);
+        chg = chg || t != cpu
+    }
 #ifndef MUT_NO_NDST_RESTORE
-    if :: ndst[v] != cpu -> ndst[v] = cpu :: else -> skip fi;
+    if :: t != cpu -> d_step { sb_put(SBE(SB_NDST, v, cpu)); t = 0 } :: else -> t = 0 fi;
 #endif
-    nv[v] = POSTED;                         /* write_atomic(&pi_desc->nv) */
+    /*
+     * write_atomic(&pi_desc->nv), unless nothing changes (the C code stores
+     * it anyway; the same value again changes nothing anyone reads)
+     */
+    if :: chg -> sb_store(SBE(SB_NV, v, POSTED)) :: else -> skip fi;
     do
     :: l = lkp[v];                          /* read_atomic(&pi_blocking.lock) */
         if
@@ -366,38 +531,94 @@ inline vmx_pi_unblock_vcpu(v, cpu, l)
     spin_unlock(l);
 unb_out:
 #ifndef MUT_NO_NDST_RESTORE
-    if :: ndst[v] != cpu -> ndst[v] = cpu :: else -> skip fi
+    atomic { load_fwd(SB_NDST, v, ndst[v], t) }    /* read_atomic(&pi_desc->ndst) */
+    if :: t != cpu -> d_step { sb_put(SBE(SB_NDST, v, cpu)); t = 0 } :: else -> t = 0 fi
 #else
     skip
 #endif
 }
 
-/* vmx_pi_switch_to(v) on @cpu, from the full context switch. */
-inline vmx_pi_switch_to(v, cpu)
+/*
+ * vmx_pi_do_resume(v), from vmx_vmenter_helper() with interrupts off:
+ * vmx_pi_unblock_vcpu(), then, if it changed NV or NDST, smp_mb() and a
+ * plain read of ON.  Until NV and NDST are back, a notification goes to the
+ * wakeup vector or to another pCPU, neither of which gets the interrupt to
+ * the guest; after the barrier, they go to this pCPU with the posted
+ * vector.  ON set: restart the entry (vmx_vmenter_helper() returns false),
+ * and vmx_intr_assist()'s sync takes the interrupt.  @rs: restart.
+ */
+inline vmx_pi_do_resume(v, cpu, l, t, chg, rs)
 {
-    ndst[v] = cpu;
-    sn[v] = 0
+    vmx_pi_unblock_vcpu(v, cpu, l, t, chg);
+#ifndef MUT_NO_RESUME_RECHECK
+    if
+    :: chg ->
+#ifndef MUT_RECHECK_NO_MB
+        smp_mb();
+#endif
+        rs = on[v]                          /* pi_test_on() */
+    :: else -> skip
+    fi;
+#endif
+    chg = 0
+}
+
+/*
+ * vmx_pi_switch_to(v) on @cpu, from the full context switch.  An interrupt
+ * posted while SN was set (the vCPU preempted) set PIR only: ON is set
+ * again for it, so that vmx_intr_assist()'s sync takes it.
+ */
+inline vmx_pi_switch_to(v, cpu, t)
+{
+    sb_store(SBE(SB_NDST, v, cpu));         /* write_atomic(&pi_desc->ndst) */
+    clear_sn(v);                            /* pi_clear_sn() */
+#ifndef MUT_SWITCH_TO_NO_ON
+    /* smp_mb(), then PIR not empty and ON clear (plain reads, one step) */
+    atomic { smp_mb() -> t = pir[v] && !on[v] }
+    d_step { if :: t -> on[v] = 1 :: else -> skip fi; t = 0 }  /* pi_set_on() */
+#endif
 }
 
 /*
  * A vCPU: runs, halts NBLOCK times (vcpu_block() -> vmx_vcpu_block()), is
  * woken, scheduled (maybe elsewhere, maybe by a lazy context switch) and
  * resumed (vmx_intr_assist(), then vmx_vmenter_helper() -> vmx_pi_do_resume()).
+ * With PREEMPT, it may also be preempted once while in non-root mode.
  */
 proctype vcpu(byte v)
 {
-    byte nb = NBLOCK, q = HOME(v), last = HOME(v), l, lc, i, n, bl;
-    bool ok, got;
+    byte nb = NBLOCK, q = HOME(v), last = HOME(v), l, lc, i, n, bl, t;
+    bool ok, got, chg, rs;
+    byte me = v;        /* store buffer */
+#ifdef PREEMPT
+    byte np = 1;        /* preemptions left */
+#endif
+    bool pre;           /* preempted: another vCPU ran on the pCPU meanwhile */
 
     /* It starts in non-root mode on its home pCPU (see init). */
     do
+#ifdef PREEMPT
+    :: nb == 0 && np == 0 -> break
+    :: np > 0 ->
+        /*
+         * A VM exit, and schedule() picks another vCPU: context_switch()
+         * -> vmx_pi_switch_from(): not blocked, so SN set; an interrupt
+         * posted from now on sets PIR only.  The vCPU stays runnable.
+         */
+        atomic { ingst[v] = 0; busy++; np--; pre = 1 }
+        set_sn(v);                                        /* pi_set_sn() */
+        busy--;
+        goto sched
+    :: nb > 0 ->
+#else
     :: nb == 0 -> break
     :: else ->
+#endif
         /* HLT vmexit: vcpu_block() */
         atomic { ingst[v] = 0; busy++; blocked[v] = 1 }   /* set_bit(_VPF_blocked) */
         vmx_vcpu_block(v, q, lc, ok, i, n, bl);           /* arch_vcpu_block() */
         /* local_events_need_delivery() */
-        sync_pir_to_irr(v, got);
+        sync_pir_to_irr(v, got, 0);
         atomic {
             if
             :: got -> blocked[v] = 0                      /* clear_bit() */
@@ -409,6 +630,7 @@ proctype vcpu(byte v)
         nb--;
 end_asleep:
         !blocked[v];                                      /* woken */
+sched:
         /* schedule(): v->processor, context switch */
         atomic {
             q = proc[v];
@@ -426,22 +648,29 @@ end_asleep:
             busy++
         }
         if
-        :: q == last -> skip        /* lazy: curr_vcpu == v, no __context_switch() */
-        :: vmx_pi_switch_to(v, q)
+        :: q == last && !pre -> skip    /* lazy: curr_vcpu == v, no __context_switch() */
+        :: vmx_pi_switch_to(v, q, t)
         fi;
-        last = q;
-        /* vmx_intr_assist(): vmx_pi_ndst_home(), then the PIR sync */
-#ifndef MUT_NO_NDST_HOME
-        if :: ndst[v] != q -> ndst[v] = q :: else -> skip fi;   /* + smp_mb() */
-#endif
-        got = 0;
-        atomic { if :: on[v] -> on[v] = 0; got = 1 :: else -> skip fi; win[v] = 1 }
-        if :: got -> pir[v] = 0 :: else -> skip fi;
-        irqoff[q]++;                                      /* cli */
-        got = 0;
-        vmx_pi_unblock_vcpu(v, q, l);                     /* vmx_pi_do_resume() */
-        atomic { irqoff[q]--; ingst[v] = 1; win[v] = 0; fixw[v] = 0; busy--; l = 0 }   /* VM entry */
+        d_step { last = q; pre = 0 }
+vmentry:
+        sync_pir_to_irr(v, got, 1);                       /* vmx_intr_assist() */
+        d_step { irqoff[q]++; got = 0 }                   /* cli */
+        vmx_pi_do_resume(v, q, l, t, chg, rs);            /* vmx_vmenter_helper() */
+        if
+        :: rs -> d_step { irqoff[q]--; rs = 0; l = 0 }; goto vmentry   /* sti, restart */
+        :: atomic { !rs ->                                /* VM entry */
+            /*
+             * Timeliness (see post()): nothing left in PIR, or a
+             * posted_intr_vector notification on its way to this pCPU,
+             * which the CPU processes now.
+             */
+            assert(!(pir[v] || on[v]) || tok[v]);
+            if :: tok[v] -> on[v] = 0; pir[v] = 0 :: else -> skip fi;
+            irqoff[q]--; ingst[v] = 1; win[v] = 0; tok[v] = 0; busy--; l = 0
+        }
+        fi
     od;
+    DRAINED;
     assert(NOTHELD)
 }
 
@@ -452,6 +681,7 @@ end_asleep:
 proctype wakeup(byte c)
 {
     byte v;
+    byte me = NSB;      /* no store to buffer */
 
 end_idle:
     do
@@ -580,18 +810,18 @@ inline move_entry(from, v, nc, fb, below, rot, tset, i)
         od
     fi;
 #ifdef MUT_FIXUP_SN_LEFT
-    sn[v] = 1;                      /* bug: SN set and never cleared */
+    set_sn(v);                      /* bug: SN set and never cleared */
 #endif
     /*
-     * write_atomic(&pi_desc.ndst); smp_mb().  The vCPU may be awake
-     * already (woken, not yet through vmx_pi_unblock_vcpu()): then NDST
-     * names the new list's pCPU until vmx_pi_unblock_vcpu() puts it
-     * back, after vmx_intr_assist(), and an interrupt posted meanwhile
-     * waits in PIR for the next VM exit.  The ghost fixw exempts that
-     * from the timeliness check (STRICT_TIMELY: no exemption; Spin
-     * rejects split-3x2 with it).
+     * The vCPU may be awake already (woken, not yet through
+     * vmx_pi_unblock_vcpu()): then NDST names the new list's pCPU until
+     * vmx_pi_unblock_vcpu() puts it back, and vmx_pi_do_resume()'s
+     * recheck finds the ON an interrupt posted meanwhile set.
      */
-    atomic { ndst[v] = nc; fixw[v] = fixw[v] || !blocked[v] }
+    sb_store(SBE(SB_NDST, v, nc));  /* write_atomic(&pi_desc.ndst) */
+#ifndef MUT_MOVER_NO_MB
+    smp_mb();                       /* NDST in memory before ON is read */
+#endif
 #ifdef MUT_FIXUP_MOVES_ON
     if
     :: true ->                      /* bug: ON not tested */
@@ -619,12 +849,13 @@ inline move_entry(from, v, nc, fb, below, rot, tset, i)
 proctype hotplug()
 {
     byte v, nc, i, n, bl, below, rot;   /* pi_targets: .below, .rotor */
+    byte me = MOVER;                    /* store buffer */
     bool fb;            /* ghost: the over-limit move is one the docs allow */
     bool tset;          /* pi_targets.pool set */
 
 end_wait:
-    atomic {
-        busy == 0 && irqoff[DEAD] == 0 &&
+    atomic {        /* stop_machine: every pCPU runs locked instructions */
+        busy == 0 && irqoff[DEAD] == 0 && ALLDRAINED &&
         !((ingst[0] && proc[0] == DEAD) || (ingst[1] && proc[1] == DEAD)
 #if NVCPU > 2
           || (ingst[2] && proc[2] == DEAD)
@@ -648,11 +879,11 @@ end_wait:
     :: v < NVCPU && !ONL(DEAD, v) -> v++
     :: v < NVCPU && ONL(DEAD, v) ->
 #ifdef UPSTREAM_FIXUP
-        sn[v] = 1;                      /* pi_set_sn() */
+        set_sn(v);                      /* pi_set_sn() */
         if
         :: on[v] ->                     /* pi_test_on() */
             list_del(DEAD, v);          /* pi_list_del() */
-            sn[v] = 0;                  /* pi_clear_sn() */
+            clear_sn(v);                /* pi_clear_sn() */
             vcpu_unblock(v)
         :: else ->
             /* new_cpu = pi_spill_target() ?: cpumask_any(&cpu_online_map) */
@@ -662,7 +893,7 @@ end_wait:
             nc = DEAD;
 #endif
             spin_lock(nc);
-            ndst[v] = nc;               /* write_atomic(&pi_desc.ndst) */
+            sb_store(SBE(SB_NDST, v, nc));  /* write_atomic(&pi_desc.ndst) */
             d_step {                    /* list_move(), lock = new_lock, lens */
                 lst[DEAD] = lst[DEAD] & ~BIT(v);
                 lst[nc] = lst[nc] | BIT(v);
@@ -671,7 +902,7 @@ end_wait:
                 FIXUP_OVR(v, nc, fb);
                 plen[nc] = plen[nc] + 1
             }
-            sn[v] = 0;                  /* pi_clear_sn() */
+            clear_sn(v);                /* pi_clear_sn() */
             spin_unlock(nc)
         fi;
 #else /* !UPSTREAM_FIXUP */
@@ -691,6 +922,7 @@ end_wait:
 #ifndef MUT_INIT_AFTER_ONLINE
     online[DEAD] = 1;
 #endif
+    DRAINED;
     assert(NOTHELD)
 }
 
@@ -707,6 +939,7 @@ proctype poolchg()
 {
     byte v, c, nc, i, below, rot;
     bool fb, tset;
+    byte me = MOVER;                    /* store buffer */
 
     atomic { p2out = 1; pchg = 1 }
     c = 0;
@@ -732,7 +965,7 @@ proctype poolchg()
     atomic { pchg = 0; below = 0; rot = 0; tset = 0; c = 0; v = 0 }
 end_wait:
     atomic {
-        busy == 0 &&
+        busy == 0 && ALLDRAINED &&
         !((ingst[0] && proc[0] == 2) || (ingst[1] && proc[1] == 2)
 #if NVCPU > 2
           || (ingst[2] && proc[2] == 2)
@@ -745,6 +978,7 @@ end_wait:
         od;
         v = 0
     }
+    DRAINED;
     assert(NOTHELD)
 }
 #endif
@@ -769,6 +1003,8 @@ end_dev:
 /* One wakeup of a vCPU by something else (timer, event channel). */
 proctype timer()
 {
+    byte me = NSB;      /* no store to buffer */
+
     if
     :: vcpu_unblock(0)
     :: vcpu_unblock(1)
@@ -794,9 +1030,10 @@ proctype timer()
  * the wakeup vector (no list lock held: nobody is moving or removing it) */
 #define SLEEP_OK(v) (!(asleep[v] && NOLOCK && !fixing) || \
                      (lkp[v] != NONE && nv[v] == WAKEUP && online[lkp[v]]))
-/* H5: a vCPU in non-root mode is on no list, NDST its pCPU, NV posted */
-#define GST_OK(v)   (!ingst[v] || (lkp[v] == NONE && ndst[v] == proc[v] && \
-                                   nv[v] == POSTED && !sn[v]))
+/* H5: a vCPU in non-root mode is on no list, NDST its pCPU, NV posted
+ * (once its stores have left its store buffer) */
+#define GST_OK(v)   (!ingst[v] || sbn[v] > 0 || \
+                     (lkp[v] == NONE && ndst[v] == proc[v] && nv[v] == POSTED && !sn[v]))
 /* H7: an offline pCPU, once fixed up, holds no list */
 #define OFF_OK(c)   (online[c] || fixing || (lst[c] == 0 && plen[c] == 0))
 /* the bound: entries beyond LIMIT are the adds the docs allow */
@@ -882,6 +1119,7 @@ init
 #ifdef POOLCHG
         run poolchg();
 #endif
+        run flusher();
         run invariants();
         run quiescence()
     }
