@@ -37,7 +37,9 @@ one() {
         spin -a "$@" pi.pml > spin.out 2>&1 || { echo "$name spin-failed - - -"; exit 0; }
         # Exhaustive: no bitstate, no hash compaction; -DCOLLAPSE only
         # compresses the states stored.
-        "${CC:-cc}" -O2 -w -DSAFETY -DCOLLAPSE -DMEMLIM=1536 -o pan pan.c ||
+        # -O1: pan runs as fast as with -O2 and compiles three times
+        # faster; mutants stop early, -O0 (PAN_OPT).
+        "${CC:-cc}" "${PAN_OPT:--O1}" -w -DSAFETY -DCOLLAPSE -DMEMLIM=1536 -o pan pan.c ||
             { echo "$name cc-failed - - -"; exit 0; }
         start=$(date +%s.%N)
         ./pan -m100000 -w24 > pan.out 2>&1 || true
@@ -91,7 +93,7 @@ if [ "$what" != configs ]; then
         else
             echo "NOT REJECTED $name: errors=$errors"; rc=1
         fi
-    done < <(list mutants | xargs -P "$jobs" -L 1 bash -c 'one "$@"' _)
+    done < <(list mutants | PAN_OPT=-O0 xargs -P "$jobs" -L 1 bash -c 'one "$@"' _)
     echo "$n mutants, $rej rejected"
     [ "$n" -gt 0 ] || rc=1
 fi
