@@ -82,6 +82,10 @@ void setup(unsigned int pcpus, unsigned int vcpus, bool all_on_0,
            uint64_t seed);
 bool is_blocked(const struct vcpu *v);
 void context_switch_in(struct vcpu *v);
+/* @v is descheduled while runnable (preempted): its state is saved. */
+void deschedule(struct vcpu *v);
+/* Replay: 1 run in N, the vCPU is preempted and posted to meanwhile. */
+extern unsigned int preempt_every;
 void block(struct vcpu *v);
 unsigned int pick_online(uint64_t *rng);
 void cpu_offline(unsigned int x, uint64_t *rng);

@@ -30,7 +30,8 @@
  * pCPUs form another one), --pool-moves N (1 in N events or stress checks,
  * the domain or a pCPU moves to the other cpupool), --entry-posts (replay:
  * a device posts to each vCPU entering the guest at one step of its entry,
- * vcpu.c), --fixup-bench (replay: after the boot, the first pCPU of the
+ * vcpu.c), --preempt N (replay: 1 run in N, the vCPU is preempted and a
+ * device posts to it meanwhile), --fixup-bench (replay: after the boot, the first pCPU of the
  * pool, which holds every vCPU with --all-on-0, goes down as in S3 and the
  * CPU-dead fixup is timed).
  * Prints one JSON object.  Exit status 1 when an invariant was broken or a
@@ -62,6 +63,7 @@ int main(int argc, char **argv)
         { "cold-walks", 0, NULL, 'C' }, { "up-cancel", 1, NULL, 'U' },
         { "race-limit", 0, NULL, 'L' }, { "pool-moves", 1, NULL, 'M' },
         { "entry-posts", 0, NULL, 'E' }, { "fixup-bench", 0, NULL, 'B' },
+        { "preempt", 1, NULL, 'Q' },
         { NULL, 0, NULL, 0 } };
     struct scenario s = {
         .name = "custom", .pcpus = 8, .vcpus = 32, .seconds = 5,
@@ -113,6 +115,7 @@ int main(int argc, char **argv)
         case 'L': s.race_limit = true; break;
         case 'M': s.pool_moves = atoi(optarg); break;
         case 'E': entry_posts = true; break;
+        case 'Q': preempt_every = atoi(optarg); break;
         case 'B': s.fixup_bench = true; break;
         default: return 2;
         }

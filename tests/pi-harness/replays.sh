@@ -2,7 +2,8 @@
 # The replays for the CPU-dead fixup, S3, the PI hooks' accounting,
 # cpupools, the limit's formula, the trace, the option's parsing, a pCPU
 # whose bring-up is cancelled, the limit recomputed concurrently, domains
-# and pCPUs changing cpupool, and cpupools of every size.  Each
+# and pCPUs changing cpupool, preempted vCPUs posted to, and cpupools of
+# every size.  Each
 # of them failed on the code before the fix it checks (docs/pi-bound.md).
 # Exit status 0 only if every run exits 0 (and the empty limit exits 2).
 #
@@ -35,6 +36,7 @@ run replay --scenario nic-128on1 --pcpus 64 --vcpus 128 --all-on-0 \
     --burst 2 --events 2000 --entry-posts
 run replay --pcpus 16 --vcpus 64 --all-on-0 --pool 0-3 --events 2000 \
     --entry-posts
+run replay --pcpus 8 --vcpus 32 --events 2000 --preempt 3
 # Every pool size: a domain whose vCPUs all start on one pCPU keeps every
 # list within its pool's limit (other lists of the pool have room).
 for n in 1 2 3 4 6 8 12; do

@@ -123,8 +123,12 @@ static void judge_over_limit(const struct vcpu *v, unsigned int lc)
 }
 
 /* Run every woken vCPU on its pCPU until it halts again. */
+unsigned int preempt_every;
+
 static void replay_run_queue(struct replay_cost *rc)
 {
+    static unsigned int runs;
+
     while ( runq_head != runq_tail )
     {
         struct harness_vcpu *h = runq[runq_head++ % MAX_VCPUS];
@@ -135,6 +139,14 @@ static void replay_run_queue(struct replay_cost *rc)
         harness_cpu = v->processor;
         context_switch_in(v);
         guest_runs(v);
+        if ( preempt_every && ++runs % preempt_every == 0 )
+        {
+            /* preempted, a device posts (SN set: PIR only), runs again */
+            deschedule(v);
+            post_interrupt(v);
+            context_switch_in(v);
+            guest_runs(v);
+        }
         __atomic_fetch_or(&v->pause_flags, 1UL << _VPF_blocked,
                           __ATOMIC_SEQ_CST);
         st_blocks++;

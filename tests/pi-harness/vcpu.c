@@ -463,6 +463,13 @@ void context_switch_in(struct vcpu *v)
     vm_entry(v);
 }
 
+void deschedule(struct vcpu *v)
+{
+    harness_switch_from(v);
+    curr_vcpu[v->processor] = NULL;
+    v->h->loaded_on = ~0u;
+}
+
 /* HLT: Xen's vcpu_block() with the PI hook. */
 void block(struct vcpu *v)
 {
@@ -547,9 +554,7 @@ void *vcpu_thread(void *arg)
             /* migrate: save state here, run elsewhere next */
             unsigned int to = pick_online(&h->rng);
 
-            harness_switch_from(v);
-            curr_vcpu[cpu] = NULL;
-            h->loaded_on = ~0u;
+            deschedule(v);
             v->processor = to;
         }
         leave_cpu(h, cpu);
