@@ -25,9 +25,6 @@
  *   POOLCHG                  with POOLS, no HOTPLUG: pCPU 2 leaves the pool
  *                            once (cpupool_unassign_cpu()), with
  *                            arch_cpupool_changed()'s stray moves
- *   STRAYS_OK                the pool invariant exempts a vCPU that blocked
- *                            on its own pCPU's list after that pCPU left
- *                            the pool (Spin rejects POOLCHG without it)
  *   UPSTREAM_FIXUP           the CPU-dead fixup as upstream has it (SN set
  *                            while the entry is examined); else the fixed one
  *   SYNC_PLAIN               vmx_sync_pir_to_irr() as master has it (a plain
@@ -159,7 +156,9 @@ bool ovr[NVCPU];        /* on a list through an add the docs allow over LIMIT */
 bool fixing;            /* between the pCPU's death and the end of its fixup */
 bool p2out;             /* pCPU 2 is out of the domain's pool (POOLCHG) */
 bool pchg;              /* ghost: from that change to the end of its moves */
-bool stray[NVCPU];      /* ghost: added to its own pCPU's list outside the pool */
+bool stray[NVCPU];      /* ghost: added to its own pCPU's list outside the
+                           pool, every list of the pool looked at full */
+bool tried[NVCPU];      /* ghost: the block path is looking for another list */
 bool win[NVCPU];        /* between vmx_intr_assist()'s PIR sync and VM entry */
 bool tok[NVCPU];        /* in that window, a posted_intr_vector notification
                            reached the vCPU's own pCPU */
@@ -419,7 +418,12 @@ inline vmx_vcpu_block(v, cpu, lc, ok, i, n, bl)
 #endif
     lock_irq(cpu, cpu);                     /* spin_lock_irqsave(&pbv->lock) */
     if
-    :: LIMIT && plen[cpu] >= LIMIT ->
+#ifdef MUT_BLOCK_IGNORES_POOL
+    :: LIMIT && plen[cpu] >= LIMIT ->       /* bug: blocks outside the pool */
+#else
+    :: LIMIT && (plen[cpu] >= LIMIT || !INPOOL(cpu)) ->   /* full, or left the pool */
+#endif
+        tried[v] = 1;
         unlock_irq(cpu, cpu);               /* spin_unlock_irqrestore() */
         spill_target(cpu, LIMIT, lc, i, n, bl);  /* pi_spill_target() */
         if
@@ -448,7 +452,7 @@ inline vmx_vcpu_block(v, cpu, lc, ok, i, n, bl)
 blk_add:
     /* cmpxchg(&pi_blocking.lock, NULL, &pbv->lock): the model's check */
     assert(lkp[v] == NONE);
-    atomic { stray[v] = !INPOOL(lc); lkp[v] = lc }
+    atomic { stray[v] = !INPOOL(lc) && tried[v]; tried[v] = 0; lkp[v] = lc }
     /* ghost: the docs allow going over the limit on the own list only */
     ovr[v] = (LIMIT && plen[lc] >= LIMIT && lc == cpu);
     assert(online[lc]);
@@ -1047,13 +1051,10 @@ proctype timer()
  * is online */
 #define POOLUP      ((INPOOL(0) && online[0]) || (INPOOL(1) && online[1]) || \
                      (NCPU > 2 && INPOOL(NCPU - 1) && online[NCPU - 1]))
-#ifdef STRAYS_OK
-/* ... except a vCPU that blocked on its own pCPU's list once that pCPU had
- * left the pool (before cpu_disable_scheduler() moved the vCPU) */
+/* ... or a vCPU that blocked on its own pCPU's list once that pCPU had left
+ * the pool (before cpu_disable_scheduler() moved the vCPU), every list of
+ * the pool it looked at being full */
 #define POOL_OK(v)  (lkp[v] == NONE || INPOOL(lkp[v]) || !POOLUP || pchg || stray[v])
-#else
-#define POOL_OK(v)  (lkp[v] == NONE || INPOOL(lkp[v]) || !POOLUP || pchg)
-#endif
 #define VCPU_OK(v)  (BLK_OK(v) && SLEEP_OK(v) && GST_OK(v) && POOL_OK(v))
 #define INV         (CPU_OK(0) && CPU_OK(1) && (NCPU < 3 || CPU_OK(NCPU - 1)) && \
                      VCPU_OK(0) && VCPU_OK(1) && (NVCPU < 3 || VCPU_OK(NVCPU - 1)) && \
