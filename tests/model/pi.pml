@@ -452,7 +452,7 @@ inline vmx_vcpu_block(v, cpu, lc, ok, i, n, bl)
 blk_add:
     /* cmpxchg(&pi_blocking.lock, NULL, &pbv->lock): the model's check */
     assert(lkp[v] == NONE);
-    atomic { stray[v] = !INPOOL(lc) && tried[v]; tried[v] = 0; lkp[v] = lc }
+    atomic { stray[v] = !INPOOL(lc) && lc == cpu && tried[v]; tried[v] = 0; lkp[v] = lc }
     /* ghost: the docs allow going over the limit on the own list only */
     ovr[v] = (LIMIT && plen[lc] >= LIMIT && lc == cpu);
     assert(online[lc]);
