@@ -12,7 +12,7 @@ NONET ?= $(shell unshare -n true 2>/dev/null && echo unshare -n)
 export JOBS NONET XEN_SRC BASE TREE
 
 .PHONY: help deps tree pq-import pq-export submission xen xen-debug xen-release tools \
-	series-check pi-stats pi-harness qemu e2e e2e-shell e2e-flake xen-stock bench \
+	series-check matrix pi-stats pi-harness qemu e2e e2e-shell e2e-flake xen-stock bench \
 	fuzz model demo check
 
 help:
@@ -24,6 +24,7 @@ help:
 	@echo "make pq-export     regenerate patches/BASE from the tree"
 	@echo "make submission    the master queue as xen-devel series (build/submission)"
 	@echo "make series-check  build after each patch in turn; name the first that breaks"
+	@echo "make matrix        build in upstream's configurations (MATRIX=a,b; MATRIX_REV=base)"
 	@echo "make pi-stats      build tools/pi-stats/pi-stats"
 	@echo "make pi-harness    run the PI blocking-list harness scenarios (build/pi-harness)"
 	@echo "make e2e           boot the patched Xen under QEMU with real guests (build/e2e)"
@@ -77,6 +78,13 @@ tools: tree
 
 series-check: deps
 	@scripts/series-check.sh
+
+# The tree in upstream's build configurations (scripts/matrix.conf), each in
+# build/matrix/BASE/CONF; MATRIX=a,b picks some, MATRIX_REV=base builds the
+# pristine base instead.  matrix.sh makes the tree as `make tree` does.
+matrix: deps
+	@scripts/deps.sh matrix
+	@MATRIX="$(MATRIX)" MATRIX_REV="$(MATRIX_REV)" scripts/matrix.sh
 
 pi-stats:
 	@$(MAKE) -s -C tools/pi-stats

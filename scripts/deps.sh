@@ -3,7 +3,7 @@
 # are missing, and say which and how long it took.  Needs root (or sudo)
 # and Debian's registry.
 #
-# usage: deps.sh [GROUP...]   groups: build (default), e2e, fuzz, model
+# usage: deps.sh [GROUP...]   groups: build (default), e2e, fuzz, model, matrix
 #
 # When it cannot install, it installs nothing and says what to do in one
 # line on stderr.  Exit status:
@@ -28,6 +28,9 @@ e2e_pkgs="qemu-system-x86 busybox-static cpio kmod meson ninja-build
     libglib2.0-dev libpixman-1-dev libfdt-dev"
 fuzz_pkgs="clang libclang-rt-14-dev"
 model_pkgs="spin"
+# make matrix: clang (upstream's clang builds use GNU ld, so no lld) and
+# the arm64 cross compiler
+matrix_pkgs="clang gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu"
 
 groups=${*:-build}
 want=
@@ -37,7 +40,8 @@ for g in $groups; do
     e2e)   want="$want $e2e_pkgs" ;;
     fuzz)  want="$want $fuzz_pkgs" ;;
     model) want="$want $model_pkgs" ;;
-    *) echo "deps: unknown group '$g' (build, e2e, fuzz, model)" >&2; exit 2 ;;
+    matrix) want="$want $matrix_pkgs" ;;
+    *) echo "deps: unknown group '$g' (build, e2e, fuzz, model, matrix)" >&2; exit 2 ;;
     esac
 done
 
