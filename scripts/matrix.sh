@@ -22,7 +22,8 @@
 # base has no source: BASE=4.20 without XEN_SRC), 1 one failed (or the
 # tree could not be made), 2 an unknown configuration or revision.
 # Environment: BASE, TREE, XEN_SRC, JOBS, NONET as for build-xen.sh;
-# MATRIX, MATRIX_REV; CCACHE_DIR as everywhere.
+# MATRIX, MATRIX_REV; MATRIX_CONF (another configuration file, for the
+# tests); CCACHE_DIR as everywhere.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -34,7 +35,7 @@ esac
 JOBS=${JOBS:-$(nproc)}
 NONET=${NONET:-}
 REV=${MATRIX_REV:-HEAD}
-conf_file=$top/scripts/matrix.conf
+conf_file=${MATRIX_CONF:-$top/scripts/matrix.conf}
 export BASE TREE
 # shellcheck source=scripts/lib/stage.sh
 . "$top/scripts/lib/stage.sh"
@@ -57,7 +58,10 @@ fi
 
 # The configurations asked for: arguments, else MATRIX (commas or blanks).
 want=("$@")
-[ ${#want[@]} -gt 0 ] || read -r -a want <<<"${MATRIX//,/ }"
+if [ ${#want[@]} = 0 ]; then
+    list=${MATRIX:-}
+    read -r -a want <<<"${list//,/ }"
+fi
 [ ${#want[@]} -gt 0 ] || want=("${names[@]}")
 for n in "${want[@]}"; do
     [ -n "${words[$n]+set}" ] ||
@@ -162,7 +166,7 @@ hypervisor() {
     cp "$dir/xen/.config" "${log%.log}.config"
     for c in "${frag[@]}"; do
         holds "$c" "$dir/xen/.config" ||
-            { echo "matrix: $c does not hold in the configuration made (see ${log%.log}.config)" >>"$log"; return 1; }
+            { echo "matrix: $c does not hold in the configuration made (see $(stage_rel "${log%.log}.config"))" >>"$log"; return 1; }
     done
     rm -f "$dir/xen/xen" "$dir/xen/xen.gz"
     $NONET make -j"$JOBS" -C "$dir/xen" "${mk[@]}" >>"$log" 2>&1
