@@ -103,9 +103,14 @@ mkdir -p "$out"
 . "$top/scripts/lib/ccache.sh"
 
 # checkout DIR: DIR is a worktree of the tree at the commit.  (After a fresh
-# import of the tree, an old one is orphaned and made again.)
+# import of the tree, an old one is orphaned and made again; so is a DIR
+# that is no checkout of its own, where git would find this repository.)
 checkout() {
-    git -C "$1" rev-parse -q --verify HEAD >/dev/null 2>&1 || rm -rf "$1"
+    if [ -d "$1" ] &&
+       { [ "$(git -C "$1" rev-parse --show-toplevel 2>/dev/null)" != "$(cd "$1" && pwd -P)" ] ||
+         ! git -C "$1" rev-parse -q --verify HEAD >/dev/null 2>&1; }; then
+        rm -rf "$1"
+    fi
     if [ ! -d "$1" ]; then
         git -C "$TREE" worktree prune
         git -C "$TREE" worktree add -q --detach "$1" "$commit"
