@@ -25,7 +25,9 @@
 # MATRIX, MATRIX_REV; MATRIX_CONF (another configuration file, for the
 # tests); CCACHE_DIR as everywhere.
 set -euo pipefail
-
+# One block, read whole before it runs: a long run is not thrown off by an
+# edit of this file.
+{
 top=$(cd "$(dirname "$0")/.." && pwd)
 BASE=${BASE:-4.17}
 case $BASE in
@@ -151,10 +153,10 @@ hypervisor() {
     [ ! -f "$dir/xen/.config" ] || cp -p "$dir/xen/.config" "$dir/xen/.config.matrix-old"
     {
         if [ -n "$seed" ]; then
-            local all=
+            local all=()
             [ ! -f "$dir/xen/tools/kconfig/allrandom.config" ] ||
-                all=KCONFIG_ALLCONFIG=tools/kconfig/allrandom.config
-            KCONFIG_SEED=$seed $NONET make -C "$dir/xen" "${mk[@]}" $all randconfig
+                all=(KCONFIG_ALLCONFIG=tools/kconfig/allrandom.config)
+            KCONFIG_SEED=$seed $NONET make -C "$dir/xen" "${mk[@]}" "${all[@]}" randconfig
         else
             $NONET make -C "$dir/xen" "${mk[@]}" "$defconfig" &&
                 { [ ${#frag[@]} = 0 ] || printf '%s\n' "${frag[@]}" >>"$dir/xen/.config"; } &&
@@ -227,7 +229,10 @@ for conf in "${want[@]}"; do
     kind=hypervisor
     case " ${words[$conf]} " in *" tools "*) kind=tools ;; esac
     stage_begin "matrix: $conf" "building ($kind: ${words[$conf]:-defconfig})" "$log"
-    if ( "$kind" "$conf" "$dir" "$log" ); then
+    if (
+        if [ "$kind" = tools ]; then tools "$conf" "$dir" "$log"
+        else hypervisor "$conf" "$dir" "$log"; fi
+    ); then
         stage_end "matrix: $conf"
         results+=("$(printf '%-13s %-8s %7s' "$conf" ok "$stage_took")")
         nok=$((nok + 1))
@@ -252,3 +257,5 @@ if [ -n "$first" ]; then
     [ "$nfail" = 1 ] || more="; $nfail failed in all"
     die "$first failed ($BASE at $(git -C "$TREE" rev-parse --short "$commit")): log $(stage_rel "$out/$first.log")$more"
 fi
+exit 0
+}
