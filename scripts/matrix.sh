@@ -120,10 +120,10 @@ checkout() {
     git -C "$1" checkout -q -f --detach "$commit"
 }
 
-# has_symbol DIR SYM: the tree's Kconfig defines SYM
+# has_symbol SYM: the commit's Kconfig defines SYM
 has_symbol() {
-    find "$1/xen" -name 'Kconfig*' -print0 |
-        xargs -0 grep -qE "^[[:space:]]*(menu)?config[[:space:]]+$2[[:space:]]*$"
+    git -C "$TREE" grep -qE "^[[:space:]]*(menu)?config[[:space:]]+$1[[:space:]]*$" \
+        "$commit" -- ':(glob)xen/**/Kconfig*'
 }
 
 # holds CONFIG FILE: the assignment CONFIG_X=y|n holds in .config FILE
@@ -197,16 +197,16 @@ tools() {
     ) >"$log" 2>&1
 }
 
-# skip_reason CONF DIR: why the base cannot have CONF (nothing when it can)
+# skip_reason CONF: why the base cannot have CONF (nothing when it can)
 skip_reason() {
     local w
     for w in ${words[$1]}; do
         case $w in
         CONFIG_*)
-            has_symbol "$2" "$(sed 's/^CONFIG_//; s/=.*//' <<<"$w")" ||
+            has_symbol "$(sed 's/^CONFIG_//; s/=.*//' <<<"$w")" ||
                 { echo "${w%%=*} does not exist on $BASE"; return; } ;;
         defconfig=*)
-            [ -f "$2/xen/arch/x86/configs/${w#defconfig=}" ] ||
+            git -C "$TREE" cat-file -e "$commit:xen/arch/x86/configs/${w#defconfig=}" 2>/dev/null ||
                 { echo "no ${w#defconfig=} on $BASE"; return; } ;;
         esac
     done
@@ -218,14 +218,14 @@ first=
 nfail=0 nskip=0 nok=0
 for conf in "${want[@]}"; do
     dir=$out/$conf log=$out/$conf.log
-    checkout "$dir"
-    reason=$(skip_reason "$conf" "$dir")
+    reason=$(skip_reason "$conf")
     if [ -n "$reason" ]; then
         echo "matrix: $conf: skipped: $reason"
         results+=("$(printf '%-13s %-8s %7s  %s' "$conf" skipped - "$reason")")
         nskip=$((nskip + 1))
         continue
     fi
+    checkout "$dir"
     kind=hypervisor
     case " ${words[$conf]} " in *" tools "*) kind=tools ;; esac
     stage_begin "matrix: $conf" "building ($kind: ${words[$conf]:-defconfig})" "$log"
