@@ -31,9 +31,10 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 BASE=${BASE:-4.17}
 case $BASE in
-4.17) TREE=${TREE:-$top/build/xen} ;;
-*) TREE=${TREE:-$top/build/xen-$BASE} ;;
+4.17) default_tree=$top/build/xen ;;
+*) default_tree=$top/build/xen-$BASE ;;
 esac
+TREE=${TREE:-$default_tree}
 JOBS=${JOBS:-$(nproc)}
 NONET=${NONET:-}
 REV=${MATRIX_REV:-HEAD}
@@ -94,10 +95,13 @@ esac
 commit=$(git -C "$TREE" rev-parse -q --verify "$REV^{commit}") ||
     die "MATRIX_REV=$REV: no such revision in $(stage_rel "$TREE")" 2
 what="$BASE at $(git -C "$TREE" log -1 --format='%h %s' "$commit")"
+# Another tree than BASE's own (TREE=...) builds in a directory of its own.
+label=$BASE
+[ "$TREE" -ef "$default_tree" ] || label=$(basename "$TREE")
 if [ "$REV" = HEAD ]; then
-    out=$top/build/matrix/$BASE
+    out=$top/build/matrix/$label
 else
-    out=$top/build/matrix/$BASE-$(tr -c 'A-Za-z0-9._\n-' _ <<<"$REV")
+    out=$top/build/matrix/$label-$(tr -c 'A-Za-z0-9._\n-' _ <<<"$REV")
 fi
 mkdir -p "$out"
 
@@ -106,10 +110,13 @@ mkdir -p "$out"
 
 # checkout DIR: DIR is a worktree of the tree at the commit.  (After a fresh
 # import of the tree, an old one is orphaned and made again; so is a DIR
-# that is no checkout of its own, where git would find this repository.)
+# that is no checkout of its own, where git would find this repository, or
+# one of another tree.)
 checkout() {
     if [ -d "$1" ] &&
        { [ "$(git -C "$1" rev-parse --show-toplevel 2>/dev/null)" != "$(cd "$1" && pwd -P)" ] ||
+         [ "$(git -C "$1" rev-parse --path-format=absolute --git-common-dir 2>/dev/null)" != \
+           "$(git -C "$TREE" rev-parse --path-format=absolute --git-common-dir)" ] ||
          ! git -C "$1" rev-parse -q --verify HEAD >/dev/null 2>&1; }; then
         rm -rf "$1"
     fi
