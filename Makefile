@@ -155,4 +155,4 @@ check: deps
 	    tests/sanitizers/*.t tests/topology/*.t tests/xentrace/*.t \
 	    tests/pi-harness/*.t \
 	    tests/model/*.t \
-	    tests/e2e/*.t tests/bases/*.t tests/series/*.t
+	    tests/e2e/*.t tests/bases/*.t tests/matrix/*.t tests/series/*.t
