@@ -122,9 +122,9 @@ static void judge_over_limit(const struct vcpu *v, unsigned int lc)
         st_over_full++;
 }
 
-/* Run every woken vCPU on its pCPU until it halts again. */
 unsigned int preempt_every;
 
+/* Run every woken vCPU on its pCPU until it halts again. */
 static void replay_run_queue(struct replay_cost *rc)
 {
     static unsigned int runs;
