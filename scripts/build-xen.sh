@@ -28,6 +28,14 @@ kind=
 
 die() { echo "build-xen: $*" >&2; exit 1; }
 
+# show_failure LOG: a failed parallel make goes on with its other jobs
+# after the first error, so the compiler's and linker's complaints are
+# shown first, then the end of the log.
+show_failure() {
+    grep -E -m 20 -e '(error|Error): ' -e 'undefined reference' -e '\*\*\* ' "$1" >&2
+    tail -n 20 "$1" >&2
+}
+
 [ -e "$TREE/.git" ] || die "$TREE: no patched tree (run 'make pq-import')"
 
 # shellcheck source=scripts/lib/ccache.sh
@@ -75,7 +83,7 @@ hypervisor() {
         fi
     fi
     if ! $NONET make -j"$JOBS" -C "$dir/xen" >"$dir/xen-$flavour.log" 2>&1; then
-        tail -n 30 "$dir/xen-$flavour.log" >&2
+        show_failure "$dir/xen-$flavour.log"
         rm -f "$dir/xen/xen" "$dir/xen/xen.gz"
         die "hypervisor ($flavour) build failed; log: $dir/xen-$flavour.log"
     fi
@@ -100,7 +108,7 @@ tools() {
     fi
     stage_begin "build-xen: ${kind}tools" building "$TREE/tools.log"
     if ! $NONET make -j"$JOBS" dist-tools >"$TREE/tools.log" 2>&1; then
-        tail -n 30 "$TREE/tools.log" >&2
+        show_failure "$TREE/tools.log"
         die "tools build failed; log: $TREE/tools.log"
     fi
     mark_ok "$ok"
