@@ -44,7 +44,10 @@ static __thread unsigned int irq_off_depth;
  * start_secondary() (spin_debug_disable()), no lock checks then.
  */
 __thread bool lock_debug_off;
-/* Set while running the CPU-dead fixup, the one place locks nest. */
+/*
+ * Set while running the CPU-dead fixup, a cpupool change or CPU_ONLINE:
+ * the places where list locks nest.
+ */
 __thread bool in_fixup;
 static __thread unsigned int locks_held;
 struct spinlock *harness_preempt_lock;

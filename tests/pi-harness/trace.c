@@ -41,15 +41,43 @@ static void tbuf_flush(unsigned int cpu)
 }
 
 
+/*
+ * Each list's length as the records tell it, once one gave it: every
+ * change of a length must be recorded, so that a reader of the trace can
+ * rebuild it.  Single-threaded runs only, where records come out in the
+ * order of the changes: each record must follow from the length before it,
+ * and give the list's real length.
+ */
+static unsigned int traced_len[NR_CPUS];
+static bool traced_known[NR_CPUS];
+
+static void traced(unsigned int c, unsigned int before, unsigned int after)
+{
+    if ( threaded || c >= nr_cpu_ids )
+        return;
+    if ( traced_known[c] && traced_len[c] != before )
+        violation("trace: a change of this list's length was not recorded",
+                  c, traced_len[c]);
+    if ( after != count_list(c) )
+        violation("trace: record gives a length the list does not have", c,
+                  after);
+    traced_len[c] = after;
+    traced_known[c] = true;
+}
+
 /* What the harness itself learns from the records pi.c emits. */
 static void trace_observe(uint32_t event, const uint32_t *d)
 {
     switch ( event )
     {
+    case TRC_HW_IRQ_PI_LIST_DEL:
+        traced(d[1], d[2] + 1, d[2]);
+        break;
     case TRC_HW_IRQ_PI_LIST_ADD:
         /* single-threaded, the list cannot change meanwhile: cross-check */
         if ( !threaded && d[2] != count_list(d[1] & 0xffff) )
             st_trace_mismatch++;
+        traced(d[1] & 0xffff, d[2] - 1, d[2]);
         st_adds++;
         if ( (d[1] >> 16) != (d[1] & 0xffff) )
             st_spilled++;
@@ -69,6 +97,9 @@ static void trace_observe(uint32_t event, const uint32_t *d)
         note_max(&st_max_len, d[2]);
         break;
     case TRC_HW_IRQ_PI_LIST_MOVE:
+        if ( traced_known[d[1]] )
+            traced(d[1], traced_len[d[1]], traced_len[d[1]] - 1);
+        traced(d[2], d[3] - 1, d[3]);
         st_moves++;
         if ( harness_limit_of(d[2]) && d[3] > harness_limit_of(d[2]) )
         {
@@ -94,6 +125,7 @@ static void trace_observe(uint32_t event, const uint32_t *d)
         note_max(&st_max_len, d[3]);
         break;
     case TRC_HW_IRQ_PI_WAKEUP:
+        traced(smp_processor_id(), d[0], d[0] - d[1]);
         /* The cycles cannot be more than the whole walk took so far. */
         if ( !threaded && in_walk &&
              d[2] > (uint32_t)(rdtsc_ordered() - walk_start) )

@@ -713,11 +713,16 @@ void cpu_up(unsigned int x, bool pools)
     cpumask_set_cpu(x, &cpu_online_map);
     cpumask_set_cpu(x, socket_mask + (x / 32));
     pthread_rwlock_unlock(&stop_machine);
-    /* CPU_ONLINE, on the pCPU that brought it up */
+    /*
+     * CPU_ONLINE, on the pCPU that brought it up, which rebalances the
+     * lists and so, like the CPU-dead fixup, may nest list locks.
+     */
     harness_cpu = cpumask_first(&cpu_online_map);
+    in_fixup = true;
     if ( cpu_notifier )
         cpu_notifier->notifier_call(cpu_notifier, CPU_ONLINE,
                                     (void *)(uintptr_t)x);
+    in_fixup = false;
     harness_cpu = ~0u;
     limits_changed();
     if ( pools )
@@ -735,6 +740,41 @@ void cpu_up_canceled(unsigned int x)
     harness_cpu_alloc(x);
     pthread_rwlock_unlock(&stop_machine);
     cpu_dead(x, true);
+}
+
+/*
+ * Once the pCPUs are back from S3, the lists are as the bound wants them
+ * again, without waiting for the vCPUs the fixups moved to wake: no blocked
+ * vCPU on a list outside its cpupool, and no list above its limit while
+ * another list of the same pool is below its own.
+ */
+static void check_resumed(void)
+{
+    unsigned int c, d, i;
+
+    for ( i = 0; i < nr_vcpus; i++ )
+    {
+        int lc = list_cpu_of(&hv[i]->v);
+
+        if ( lc >= 0 && harness_limit_of(lc) && !in_pool(lc) )
+            violation("after resume: vCPU on a list outside its cpupool",
+                      i, lc);
+    }
+    for ( c = 0; c < nr_cpu_ids; c++ )
+    {
+        unsigned int limit = cpu_online(c) ? harness_limit_of(c) : 0;
+
+        if ( !limit || count_list(c) <= limit )
+            continue;
+        for ( d = 0; d < nr_cpu_ids; d++ )
+            if ( d != c && cpu_online(d) && home[d] == home[c] &&
+                 count_list(d) < harness_limit_of(d) )
+            {
+                violation("after resume: list above its limit, another of "
+                          "its pool below", c, d);
+                break;
+            }
+    }
 }
 
 /*
@@ -765,6 +805,7 @@ void suspend_resume(uint64_t *rng)
     for ( c = 0; c < nr_vcpus; c++ )
         if ( !in_pool(hv[c]->v.processor) )
             hv[c]->v.processor = pick_online(rng);
+    check_resumed();
 }
 
 /* ---- setup ---- */
