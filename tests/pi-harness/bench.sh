@@ -32,8 +32,9 @@
 # before the series).  summary.json and the traces of an earlier run are
 # removed first, so a run that fails leaves none behind.
 #
-# The timing figures (walk and block cycles, their ratios bound off -> on)
-# are printed at the end; they are measurements, not checks.  It says when
+# The timing figures (walk and block cycles, their ratios bound off -> on;
+# cycles per list entry and the break-even length of cost-model.py) are
+# printed at the end; they are measurements, not checks.  It says when
 # it starts and how long it took.
 set -eu
 OUT=${OUT:?}
@@ -232,4 +233,7 @@ for p in (64, 4096):
              f["fixup_cycles"] // max(f["fixup_entries"], 1),
              s["fixup_cycles"], s["fixup_cycles"] / max(f["fixup_cycles"], 1)))
 PY
+# Per-entry walk cycles (warm, cold) and the break-even list length against
+# the published cost of the hop a spilled vCPU pays (cost-model.py).
+python3 "$top/tests/pi-harness/cost-model.py" "$OUT/summary.json"
 stage_end "pi-harness: bench" "$(stage_rel "$OUT/summary.json")"
