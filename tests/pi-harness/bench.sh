@@ -235,5 +235,5 @@ for p in (64, 4096):
 PY
 # Per-entry walk cycles (warm, cold) and the break-even list length against
 # the published cost of the hop a spilled vCPU pays (cost-model.py).
-python3 "$top/tests/pi-harness/cost-model.py" "$OUT/summary.json"
+python3 "$top/tests/pi-harness/cost-model.py" "$OUT/summary.json" "$OUT/src/pi.c"
 stage_end "pi-harness: bench" "$(stage_rel "$OUT/summary.json")"

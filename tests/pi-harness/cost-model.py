@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Per-entry walk cycles and the break-even list length, from summary.json.
 
-    cost-model.py SUMMARY.JSON
+    cost-model.py SUMMARY.JSON PI.C
 
 Reads the replays' "walks_by_len" ([length, walks, median cycles] per list
 length walked) of nic-128on1 (warm walks) and nic-128on1-cold (cold walks),
@@ -14,6 +14,7 @@ wakeup.  A list shorter than that is cheaper to walk whole than to split
 (docs/pi-bound.md, "Cost model").  Measurements and a ratio: no checks.
 """
 import json
+import re
 import sys
 
 # The hop a spilled vCPU adds to its wakeup: the notification interrupts a
@@ -33,7 +34,13 @@ import sys
 VMEXIT_ENTRY_CYCLES = 2000
 IPI_CYCLES = 1212
 HOP_CYCLES = VMEXIT_ENTRY_CYCLES + IPI_CYCLES
-FLOOR, SLACK = 8, 4     # pi.c: limit = max(FLOOR, ceil(B / P) + SLACK)
+
+
+def limit_constants(pi_c):
+    """PI_LIMIT_FLOOR and PI_LIMIT_SLACK of the pi.c measured."""
+    found = dict(re.findall(r"^#define (PI_LIMIT_FLOOR|PI_LIMIT_SLACK)\s+(\d+)U",
+                            open(pi_c).read(), re.M))
+    return int(found["PI_LIMIT_FLOOR"]), int(found["PI_LIMIT_SLACK"])
 
 
 def fit(points):
@@ -51,6 +58,8 @@ def fit(points):
 
 def main():
     rows = json.load(open(sys.argv[1]))
+    # pi.c: limit = max(FLOOR, ceil(B / P) + SLACK)
+    FLOOR, SLACK = limit_constants(sys.argv[2])
     by = {}
     for r in rows:
         if r.get("mode") == "replay" and r.get("limit_option") is not None:

@@ -115,7 +115,7 @@ void check_debug_key(void)
 }
 
 /*
- * max(8, ceil(B / P) + 4) for pCPU @c, B the vCPUs of the domains of its
+ * max(12, ceil(B / P) + 4) for pCPU @c, B the vCPUs of the domains of its
  * cpupool that have the PI hooks, P the pool's online pCPUs
  * (docs/misc/vmx-pi-blocking.pandoc).
  */
@@ -124,7 +124,7 @@ static unsigned int documented_limit(unsigned int c)
     unsigned int b = pool_blockable_vcpus(c), p = pool_online_cpus(c), l;
 
     l = (b + (p ?: 1) - 1) / (p ?: 1) + 4;
-    return l > 8 ? l : 8;
+    return l > 12 ? l : 12;
 }
 
 void violation(const char *what, unsigned int a, unsigned int b)

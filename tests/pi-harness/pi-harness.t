@@ -87,12 +87,12 @@ for r in rows:
     by.setdefault(key, r)
 
 # The default limit, as docs/misc/xen-command-line.pandoc and
-# docs/misc/vmx-pi-blocking.pandoc give it: max(8, ceil(B / P) + 4), B the
+# docs/misc/vmx-pi-blocking.pandoc give it: max(12, ceil(B / P) + 4), B the
 # vCPUs that can block (the harness's one guest: all of its vCPUs), P the
 # online pCPUs.
-FORMULA = "max(8, ceil(B / P) + 4)"
+FORMULA = "max(12, ceil(B / P) + 4)"
 def documented_limit(b, p):
-    return max(8, -(-b // p) + 4)
+    return max(12, -(-b // p) + 4)
 for doc in ("docs/misc/xen-command-line.pandoc",
             "docs/misc/vmx-pi-blocking.pandoc"):
     try:
@@ -244,7 +244,7 @@ ok "PI hooks deassigned from a domain never counted, a second domain's hooks com
 ok "cpupool of pCPUs 0-7 of 16, 64 vCPUs homed on pCPU 0: spills stay in the pool" \
     logged "$OUT/pool.log" "$H" replay --pcpus 16 --vcpus 64 --all-on-0 \
     --pool 0-7 --events 2000
-ok "cpupool of pCPUs 8-15 emptied by S3: its vCPUs go to pCPU 0's list, none lost, back in the pool once woken" \
+ok "cpupool of pCPUs 8-15 emptied by S3: its vCPUs go to pCPU 0's list, none lost, back in the pool as its pCPUs come back" \
     logged "$OUT/pool-s3.log" "$H" replay --pcpus 16 --vcpus 64 --pool 8-15 \
     --s3 500 --events 3000
 ok "cpupool of pCPUs 4-11 of 16 with CPU hotplug: the fixup keeps entries in the pool" \
