@@ -22,10 +22,36 @@ is "$(grep -cvE "$re" "$tmp/host.txt")" 0 "every line has the documented form"
 want=$(python3 -c 'import os; print(" ".join(map(str, sorted(os.sched_getaffinity(0)))))')
 got=$(sed -n 's/^cpuid cpu=\([0-9]*\) leaf=0x1 .*/\1/p' "$tmp/host.txt" | paste -sd' ')
 is "$got" "$want" "one leaf 1 line per CPU of the affinity mask"
-# pinned: the initial APIC IDs differ (this host's CPUs are distinct)
-is "$(sed -n 's/^cpuid cpu=[0-9]* leaf=0x1 sub=0 eax=[^ ]* ebx=\(0x[0-9a-f]*\|0\) .*/\1/p' "$tmp/host.txt" |
-      while read -r b; do echo $(( b >> 24 )); done | sort -u | wc -l)" \
-    "$(echo "$want" | wc -w)" "each CPU's leaf 1 shows its own APIC ID (pinned)"
+# Leaf 1's initial APIC IDs, one per line in CPU order.
+apic_ids() {
+    sed -n 's/^cpuid cpu=[0-9]* leaf=0x1 sub=0 eax=[^ ]* ebx=\(0x[0-9a-f]*\|0\) .*/\1/p' "$1" |
+        while read -r b; do echo $(( b >> 24 )); done
+}
+# Pinned, each CPU shows its own initial APIC ID, the one the kernel read
+# at boot.  Some hypervisors let a user-mode CPUID run on whichever
+# physical CPU holds the vCPU at that moment; the IDs it shows then differ
+# from the kernel's and change from run to run, so there is nothing to
+# compare them with.
+kernel_ids=$(python3 - "$want" <<'PY'
+import sys
+want = sys.argv[1].split()
+ids, cpu = {}, None
+for line in open("/proc/cpuinfo"):
+    k, _, v = line.partition(":")
+    if k.strip() == "processor":
+        cpu = v.strip()
+    elif k.strip() == "initial apicid" and cpu in want:
+        ids[cpu] = v.strip()
+print("\n".join(ids.get(c, "?") for c in want))
+PY
+)
+if [ "$(apic_ids "$tmp/host.txt")" = "$kernel_ids" ]; then
+    is "$(apic_ids "$tmp/host.txt" | sort -u | wc -l)" "$(echo "$want" | wc -w)" \
+        "each CPU's leaf 1 shows its own APIC ID (pinned)"
+else
+    echo "ok $((_tap_n += 1)) - # SKIP user-mode CPUID shows other APIC IDs than the kernel's" \
+         "($(apic_ids "$tmp/host.txt" | paste -sd,) vs $(echo "$kernel_ids" | paste -sd,))"
+fi
 first=$(sed -n 's/^cpuid cpu=\([0-9]*\) .*/\1/p' "$tmp/host.txt" | head -n1)
 taskset -c "$first" "$tmp/dump" > "$tmp/one.txt"
 is "$(sed 's/^cpuid cpu=\([0-9]*\) .*/\1/' "$tmp/one.txt" | sort -u)" "$first" \
@@ -39,7 +65,14 @@ ok "cpuid-dump builds with ASan and UBSan" \
         -fno-omit-frame-pointer -Wall -Werror -o "$tmp/dump-san" "$dir/cpuid-dump.c"
 "$tmp/dump-san" > "$tmp/san.txt" 2> "$tmp/san.err"
 is "$?:$(cat "$tmp/san.err")" "0:" "sanitized cpuid-dump: exit 0, no report"
-is "$(cat "$tmp/san.txt")" "$(cat "$tmp/host.txt")" "sanitized cpuid-dump prints the same"
+# the same lines, leaf 1's APIC ID byte aside (see above: it may move)
+no_apic_id() {
+    python3 -c 'import re, sys
+for l in open(sys.argv[1]):
+    print(re.sub(r"^(cpuid cpu=\d+ leaf=0x1 sub=0 eax=\S+ ebx=)(\S+)",
+                 lambda m: m[1] + hex(int(m[2], 16) & 0xffffff), l), end="")' "$1"
+}
+is "$(no_apic_id "$tmp/san.txt")" "$(no_apic_id "$tmp/host.txt")" "sanitized cpuid-dump prints the same"
 
 # -- cpuid_check.py -------------------------------------------------------------
 check() { # CONSOLE EXPECTED -> "rc: message"
