@@ -168,6 +168,11 @@ extern _Atomic bool over_excused[NR_CPUS];
 
 /* vmx-pi-list-limit=auto: the limit must be the documented formula. */
 extern bool limit_auto;
+/*
+ * vmx-pi-list-limit=0: the bound off, which must behave as upstream: no
+ * list has a limit, every vCPU goes on its own pCPU's list.
+ */
+extern bool limit_off;
 
 void violation(const char *what, unsigned int a, unsigned int b);
 void limits_changed(void);

@@ -36,7 +36,7 @@ void limits_changed(void)
         limit_seen[c] = limit;
     }
 }
-bool limit_auto;
+bool limit_auto, limit_off;
 
 static keyhandler_fn_t *key_fn;
 static unsigned char key_char;
@@ -234,6 +234,8 @@ void check_invariants(bool final)
             violation("list above the limit", c, n);
         if ( n <= limit )
             over_excused[c] = false;
+        if ( limit_off && limit )
+            violation("the bound off, but a list has a limit", c, limit);
 #endif
         note_max(&st_max_len, n);
 #ifndef PI_REF

@@ -128,6 +128,7 @@ int main(int argc, char **argv)
     rng_seed(s.seed);
     harness_set_limit(limit);
     limit_auto = !strcmp(limit, "auto");
+    limit_off = !limit_auto && !strtoul(limit, NULL, 0);
     if ( s.trace && !(trace_file = fopen(s.trace, "wb")) )
     {
         perror(s.trace);

@@ -161,6 +161,9 @@ static void replay_run_queue(struct replay_cost *rc)
         lc = list_cpu_of(v);
         if ( lc < 0 )
             violation("blocked vCPU on no list", v->vcpu_id, 0);
+        else if ( limit_off && (unsigned int)lc != v->processor )
+            violation("the bound off, but a vCPU went on another pCPU's list",
+                      v->vcpu_id, lc);
         else if ( harness_limit_of(lc) &&
                   count_list(lc) > harness_limit_of(lc) )
             judge_over_limit(v, lc);

@@ -81,6 +81,9 @@ static void trace_observe(uint32_t event, const uint32_t *d)
         st_adds++;
         if ( (d[1] >> 16) != (d[1] & 0xffff) )
             st_spilled++;
+        if ( limit_off && ((d[1] >> 16) != (d[1] & 0xffff) || d[3]) )
+            violation("the bound off, but PI_LIST_ADD spilled or has a limit",
+                      d[1], d[3]);
         if ( d[3] && d[2] > d[3] )
         {
             /*
