@@ -143,6 +143,12 @@ extern bool cold_walks;
 void evict_walk_lines(unsigned int cpu);
 extern __thread bool in_walk;
 extern __thread uint64_t walk_start;
+/*
+ * With tracing: whether the walk's list was counted when the walk locked
+ * it, its length then, and the vCPUs the walk woke (PI_WAKEUP's fields).
+ */
+extern __thread bool walk_counted;
+extern __thread unsigned int walk_len, walk_woken;
 void raise_irq(int cpu);
 void irq_enter(unsigned int cpu);
 struct cpu_ctx {
@@ -186,6 +192,8 @@ void check_debug_key(void);
 /* ---- trace.c ---- */
 extern FILE *trace_file;
 extern uint64_t trace_records;
+/* The vCPU this thread blocks in pi.c: the one PI_LIST_ADD is about. */
+extern __thread struct vcpu *blocking_vcpu;
 void trace_cpu_init(unsigned int cpu);
 void trace_close(void);
 

@@ -53,10 +53,25 @@ static __thread unsigned int locks_held;
 struct spinlock *harness_preempt_lock;
 void (*harness_preempt)(struct spinlock *l);
 
+__thread bool in_walk, walk_counted;
+__thread unsigned int walk_len, walk_woken;
+static __thread bool walk_counting;
+
 void harness_lock_acquired(struct spinlock *l)
 {
     unsigned char use = irq_off_depth ? LOCK_IRQS_OFF : LOCK_IRQS_ON;
 
+    if ( walk_counting && !walk_counted &&
+         l == harness_list_lock(harness_cpu) )
+    {
+        /* The wakeup walk has locked its list: what it will walk. */
+        struct list_head *p;
+
+        walk_len = 0;
+        list_for_each ( p, harness_list(harness_cpu) )
+            walk_len++;
+        walk_counted = true;
+    }
     if ( locks_held++ && !in_fixup )
         violation("lock taken while another is held, outside the fixup",
                   harness_cpu, locks_held);
@@ -222,16 +237,19 @@ void guest_runs(struct vcpu *v)
     }
 }
 
-__thread bool in_walk;
 __thread uint64_t walk_start;
 
 void wakeup_walk(void)
 {
     in_walk = true;
+    walk_counted = false;
+    walk_woken = 0;
     /* Only for the trace checks: not an extra cost in the untraced walk. */
-    if ( tb_init_done || trace_on_in_walk )
+    walk_counting = tb_init_done || trace_on_in_walk;
+    if ( walk_counting )
         walk_start = rdtsc_ordered();
     harness_wakeup();
+    walk_counting = false;
     in_walk = false;
 }
 

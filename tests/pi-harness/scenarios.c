@@ -153,9 +153,11 @@ static void replay_run_queue(struct replay_cost *rc)
         st_blocks++;
         memset(harness_seen, 0, sizeof(harness_seen));
         harness_seen_on = true;
+        blocking_vcpu = v;
         t0 = rdtsc_ordered();
         harness_block_hook(v);
         t1 = rdtsc_ordered();
+        blocking_vcpu = NULL;
         harness_seen_on = false;
         rc->block[rc->nblock++] = t1 - t0;
         lc = list_cpu_of(v);

@@ -2,7 +2,9 @@
 /*
  * pi-harness: the trace writer.  pi.c's TRACE_xD records go to per-pCPU
  * buffers, flushed as xentrace windows (TRC_TRACE_CPU_CHANGE + records,
- * each with its TSC); the harness also learns list lengths from them.
+ * each with its TSC); the harness also learns list lengths from them, and
+ * checks every field of PI_LIST_ADD, PI_LIST_MOVE and PI_WAKEUP against
+ * its own state at the moment the record is written.
  */
 #define _GNU_SOURCE
 #include "harness.h"
@@ -40,6 +42,85 @@ static void tbuf_flush(unsigned int cpu)
     b->used = 0;
 }
 
+__thread struct vcpu *blocking_vcpu;
+
+/* The first word of PI_LIST_ADD and PI_LIST_MOVE: domain << 16 | vCPU. */
+static uint32_t vcpu_word(const struct vcpu *v)
+{
+    return ((uint32_t)v->domain->domain_id << 16) | (v->vcpu_id & 0xffff);
+}
+
+/* The vCPU a record's first word names, or NULL. */
+static struct vcpu *word_vcpu(uint32_t w)
+{
+    unsigned int i = w & 0xffff;
+
+    return i < nr_vcpus && vcpu_word(&hv[i]->v) == w ? &hv[i]->v : NULL;
+}
+
+/*
+ * Single-threaded: the pCPU whose list each vCPU went on by its last
+ * PI_LIST_ADD or PI_LIST_MOVE (-1: not traced), where a move starts.
+ */
+static int traced_list[MAX_VCPUS] = { [0 ... MAX_VCPUS - 1] = -1 };
+
+/* PI_LIST_ADD: dom:vCPU, home << 16 | list pCPU, length, home's limit. */
+static void check_add(const uint32_t *d)
+{
+    const struct vcpu *v = blocking_vcpu;
+    unsigned int home = d[1] >> 16, lc = d[1] & 0xffff;
+
+    if ( !v )
+    {
+        violation("PI_LIST_ADD outside a block", d[0], d[1]);
+        return;
+    }
+    if ( d[0] != vcpu_word(v) )
+        violation("PI_LIST_ADD: domain:vCPU is not the blocking vCPU's",
+                  d[0], vcpu_word(v));
+    /* The vCPU's own steps are held off: its pCPU stays. */
+    if ( home != v->processor )
+        violation("PI_LIST_ADD: home pCPU is not the vCPU's", home,
+                  v->processor);
+    if ( threaded )
+        return;
+    /* Single-threaded, nothing changed since the block looked. */
+    if ( (int)lc != list_cpu_of(v) )
+        violation("PI_LIST_ADD: list pCPU is not the vCPU's list", lc,
+                  list_cpu_of(v));
+    if ( home < nr_cpu_ids && d[3] != harness_limit_of(home) )
+        violation("PI_LIST_ADD: limit is not its pCPU's", d[3],
+                  harness_limit_of(home));
+    traced_list[v->vcpu_id] = lc;
+}
+
+/* PI_LIST_MOVE: dom:vCPU, old list pCPU, new list pCPU, new length. */
+static void check_move(const uint32_t *d)
+{
+    struct vcpu *v = word_vcpu(d[0]);
+
+    if ( !v )
+    {
+        violation("PI_LIST_MOVE: domain:vCPU names no vCPU", d[0], 0);
+        return;
+    }
+    if ( d[1] == d[2] )
+        violation("PI_LIST_MOVE: to the list it left", d[1], d[2]);
+    if ( threaded )
+        return;
+    /* Single-threaded, the lists are as the move left them. */
+    if ( traced_list[v->vcpu_id] >= 0 &&
+         d[1] != (unsigned int)traced_list[v->vcpu_id] )
+        violation("PI_LIST_MOVE: old pCPU is not the vCPU's list", d[1],
+                  traced_list[v->vcpu_id]);
+    if ( (int)d[2] != list_cpu_of(v) )
+        violation("PI_LIST_MOVE: new pCPU is not the vCPU's list", d[2],
+                  list_cpu_of(v));
+    else if ( d[3] != count_list(d[2]) )
+        violation("PI_LIST_MOVE: length is not the new list's", d[3],
+                  count_list(d[2]));
+    traced_list[v->vcpu_id] = d[2];
+}
 
 /*
  * Each list's length as the records tell it, once one gave it: every
@@ -74,6 +155,7 @@ static void trace_observe(uint32_t event, const uint32_t *d)
         traced(d[1], d[2] + 1, d[2]);
         break;
     case TRC_HW_IRQ_PI_LIST_ADD:
+        check_add(d);
         /* single-threaded, the list cannot change meanwhile: cross-check */
         if ( !threaded && d[2] != count_list(d[1] & 0xffff) )
             st_trace_mismatch++;
@@ -100,6 +182,7 @@ static void trace_observe(uint32_t event, const uint32_t *d)
         note_max(&st_max_len, d[2]);
         break;
     case TRC_HW_IRQ_PI_LIST_MOVE:
+        check_move(d);
         if ( traced_known[d[1]] )
             traced(d[1], traced_len[d[1]], traced_len[d[1]] - 1);
         traced(d[2], d[3] - 1, d[3]);
@@ -129,6 +212,15 @@ static void trace_observe(uint32_t event, const uint32_t *d)
         break;
     case TRC_HW_IRQ_PI_WAKEUP:
         traced(smp_processor_id(), d[0], d[0] - d[1]);
+        /* PI_WAKEUP: entries walked, vCPUs woken, cycles. */
+        if ( !in_walk )
+            violation("PI_WAKEUP outside a wakeup walk", d[0], d[1]);
+        else if ( walk_counted && d[0] != walk_len )
+            violation("PI_WAKEUP: entries walked are not the list's length",
+                      d[0], walk_len);
+        else if ( walk_counted && d[1] != walk_woken )
+            violation("PI_WAKEUP: vCPUs woken are not the walk's", d[1],
+                      walk_woken);
         /* The cycles cannot be more than the whole walk took so far. */
         if ( !threaded && in_walk &&
              d[2] > (uint32_t)(rdtsc_ordered() - walk_start) )
@@ -145,9 +237,14 @@ void __trace_var(uint32_t event, bool cycles, unsigned int extra,
     uint32_t hdr = event | (n << TRACE_EXTRA_SHIFT) | (cycles ? 1u << 31 : 0);
     size_t size = 4 + (cycles ? 8 : 0) + extra;
     uint64_t tsc;
+    bool seen_on;
 
     HARNESS_CHECK(extra % 4 == 0 && n <= 7);
+    /* The checks' own per-CPU reads are not the block's. */
+    seen_on = harness_seen_on;
+    harness_seen_on = false;
     trace_observe(event, data);
+    harness_seen_on = seen_on;
     if ( !trace_file )
         return;
 

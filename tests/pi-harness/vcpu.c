@@ -320,6 +320,9 @@ void vcpu_unblock(struct vcpu *v)
 {
     struct harness_vcpu *h = v->h;
 
+    /* The walk wakes each entry it takes off, blocked still or not. */
+    if ( in_walk )
+        walk_woken++;
     if ( !(__atomic_fetch_and(&v->pause_flags, ~(1UL << _VPF_blocked),
                               __ATOMIC_SEQ_CST) & (1UL << _VPF_blocked)) )
         return;
@@ -475,7 +478,9 @@ void block(struct vcpu *v)
 {
     __atomic_fetch_or(&v->pause_flags, 1UL << _VPF_blocked, __ATOMIC_SEQ_CST);
     st_blocks++;
+    blocking_vcpu = v;
     harness_block_hook(v);
+    blocking_vcpu = NULL;
     /*
      * vcpu_block() checks local_events_need_delivery(), which for a VMX
      * vCPU syncs PIR into the IRR (vmx_sync_pir_to_irr(): a locked
