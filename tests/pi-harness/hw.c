@@ -172,16 +172,17 @@ int post_interrupt_to(struct vcpu *v, int *notified)
                                            __ATOMIC_SEQ_CST,
                                            __ATOMIC_SEQ_CST) );
     st_notified++;
-    if ( notified )
-        *notified = cpu_of_ndst(o >> 32);
-    if ( ((o >> 16) & 0xff) != WAKEUP_VECTOR )
-        return -1;      /* running (or about to): delivered at VM entry */
     cpu = cpu_of_ndst(o >> 32);
+    if ( notified )
+        *notified = cpu;
+    /* Whatever the vector, in the encoding of the APIC mode (xAPIC, x2APIC). */
     if ( cpu >= nr_cpu_ids )
     {
         violation("NDST names no pCPU", v->vcpu_id, o >> 32);
         return -1;
     }
+    if ( ((o >> 16) & 0xff) != WAKEUP_VECTOR )
+        return -1;      /* running (or about to): delivered at VM entry */
     if ( !cpu_online(cpu) )
     {
         st_dropped++;   /* an IPI to a dead pCPU goes nowhere */

@@ -2,9 +2,10 @@
 # The replays for the CPU-dead fixup, S3, the PI hooks' accounting,
 # cpupools, the limit's formula, the trace, the option's parsing, a pCPU
 # whose bring-up is cancelled, the limit recomputed concurrently, domains
-# and pCPUs changing cpupool, preempted vCPUs posted to, and cpupools of
-# every size.  Each
-# of them failed on the code before the fix it checks (docs/pi-bound.md).
+# and pCPUs changing cpupool, interrupts posted on the way into the guest
+# (x2APIC and xAPIC), preempted vCPUs posted to, and cpupools of every
+# size.  Each of them failed on the code before the fix, or on the mutant,
+# it checks (docs/pi-bound.md).
 # Exit status 0 only if every run exits 0 (and the empty limit exits 2).
 #
 #   replays.sh BINARY
@@ -36,6 +37,9 @@ run replay --scenario nic-128on1 --pcpus 64 --vcpus 128 --all-on-0 \
     --burst 2 --events 2000 --entry-posts
 run replay --pcpus 16 --vcpus 64 --all-on-0 --pool 0-3 --events 2000 \
     --entry-posts
+# The same with xAPIC's NDST encoding, vCPUs switched in on many pCPUs.
+run replay --pcpus 16 --vcpus 64 --pool 4-11 --pool-moves 10 --hotplug 30 \
+    --events 2000 --entry-posts --preempt 3 --xapic
 run replay --pcpus 8 --vcpus 32 --events 2000 --preempt 3
 # Every pool size: a domain whose vCPUs all start on one pCPU keeps every
 # list within its pool's limit (other lists of the pool have room).
