@@ -45,6 +45,8 @@ unsigned int harness_list_len(unsigned int c);
 unsigned int harness_list_max(unsigned int c);
 /* The lock under which the limit is computed (NULL: no limit). */
 spinlock_t *harness_limit_lock(void);
+/* How many lists a spill search looks at per pass (0: no bound). */
+unsigned int harness_spill_probes(void);
 /* pCPU @c's per-CPU data freed (poisoned), allocated (zeroed); peeks. */
 void harness_cpu_free(unsigned int c);
 void harness_cpu_alloc(unsigned int c);
@@ -87,6 +89,8 @@ void deschedule(struct vcpu *v);
 /* Replay: 1 run in N, the vCPU is preempted and posted to meanwhile. */
 extern unsigned int preempt_every;
 void block(struct vcpu *v);
+/* How many times vcpu_unblock() was called (single-threaded). */
+extern uint64_t vcpu_unblocks;
 unsigned int pick_online(uint64_t *rng);
 void cpu_offline(unsigned int x, uint64_t *rng);
 void cpu_down_prepare(unsigned int x);
@@ -194,6 +198,11 @@ extern FILE *trace_file;
 extern uint64_t trace_records;
 /* The vCPU this thread blocks in pi.c: the one PI_LIST_ADD is about. */
 extern __thread struct vcpu *blocking_vcpu;
+/*
+ * A move of entries begins (CPU-dead fixup, cpupool change, pCPU online):
+ * where its PI_LIST_MOVEs above the limit go is judged per move.
+ */
+void trace_moves_begin(void);
 void trace_cpu_init(unsigned int cpu);
 void trace_close(void);
 

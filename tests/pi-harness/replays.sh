@@ -30,6 +30,10 @@ run replay --pcpus 16 --vcpus 64 --pool 4-11 --pool-moves 10 --hotplug 30 \
     --s3 700 --events 3000 --trace /dev/null
 run replay --pcpus 16 --vcpus 40 --all-on-0 --limit 3 --hotplug 20 \
     --events 3000 --trace /dev/null
+# Full lists of a small pool in a larger socket: each spill search must
+# look at as many lists of the pool as it probes, pCPUs it skips aside.
+run replay --pcpus 16 --vcpus 40 --all-on-0 --pool 0-5 --limit 3 \
+    --hotplug 20 --events 3000
 run replay --pcpus 8 --vcpus 32 --events 300 --trace-on-in-walk
 run replay --pcpus 16 --vcpus 64 --hotplug 30 --up-cancel 7 --events 3000
 run replay --pcpus 8 --vcpus 64 --hooks 50 --race-limit --events 1000

@@ -88,7 +88,65 @@ struct replay_cost {
  */
 static _Atomic uint64_t st_over_alone, st_over_full;
 
-static void judge_over_limit(const struct vcpu *v, unsigned int lc)
+/*
+ * The lists of its pool other than its own that the last spill search from
+ * each pCPU looked at (forgotten when the pCPU goes offline: its rotor
+ * starts again when it comes back).
+ */
+static cpumask_t last_looked[NR_CPUS];
+
+static void looked_at(unsigned int own, cpumask_t *looked)
+{
+    unsigned int c;
+
+    cpumask_clear(looked);
+    for ( c = 0; c < nr_cpu_ids; c++ )
+        if ( c != own && cpu_online(c) && in_pool(c) &&
+             ((harness_seen[c / 64] >> (c % 64)) & 1) )
+            cpumask_set_cpu(c, looked);
+}
+
+/*
+ * Where an add above the limit searched (every list it looked at full):
+ * the search must not have been wasted.  Each pass looks at up to
+ * harness_spill_probes() lists, of the online pCPUs of the pool in the
+ * pCPU's socket, then of the pool: fewer than that were probes spent on
+ * pCPUs it skips.  And a search looks on from where the last one from the
+ * same pCPU stopped: the very same lists again, while a list of the pool
+ * it did not look at had room, is a rotor that did not move.
+ */
+static void judge_search(unsigned int own, const cpumask_t *looked)
+{
+    const cpumask_t *socket = per_cpu(cpu_core_mask, own);
+    unsigned int c, probes = harness_spill_probes();
+    unsigned int s1 = 0, s2 = 0, n1 = 0, n2 = 0, room = ~0u;
+
+    for ( c = 0; c < nr_cpu_ids; c++ )
+    {
+        if ( c == own || !cpu_online(c) || !in_pool(c) )
+            continue;
+        s2++;
+        s1 += cpumask_test_cpu(c, socket);
+        if ( !cpumask_test_cpu(c, looked) )
+        {
+            if ( room == ~0u && count_list(c) < harness_limit_of(c) )
+                room = c;
+            continue;
+        }
+        n2++;
+        n1 += cpumask_test_cpu(c, socket);
+    }
+    if ( n1 < (s1 < probes ? s1 : probes) || n2 < (s2 < probes ? s2 : probes) )
+        violation("add above the limit, the search looked at fewer lists "
+                  "than it probes", own, n2);
+    else if ( room != ~0u &&
+              !memcmp(looked, &last_looked[own], sizeof(*looked)) )
+        violation("add above the limit, the search looked at the same lists "
+                  "as the last from its pCPU, another had room", own, room);
+}
+
+static void judge_over_limit(const struct vcpu *v, unsigned int lc,
+                             const cpumask_t *seen)
 {
     unsigned int c, own = v->processor, looked = 0;
 
@@ -120,7 +178,10 @@ static void judge_over_limit(const struct vcpu *v, unsigned int lc)
         violation("add above the limit, no other list of the pool looked at",
                   v->vcpu_id, own);
     else
+    {
+        judge_search(own, seen);
         st_over_full++;
+    }
 }
 
 unsigned int preempt_every;
@@ -130,10 +191,16 @@ static void replay_run_queue(struct replay_cost *rc)
 {
     static unsigned int runs;
 
+    unsigned int c;
+
+    for ( c = 0; c < nr_cpu_ids; c++ )
+        if ( !cpu_online(c) )
+            cpumask_clear(&last_looked[c]);
     while ( runq_head != runq_tail )
     {
         struct harness_vcpu *h = runq[runq_head++ % MAX_VCPUS];
         struct vcpu *v = &h->v;
+        cpumask_t looked;
         uint64_t t0, t1;
         int lc;
 
@@ -160,6 +227,7 @@ static void replay_run_queue(struct replay_cost *rc)
         blocking_vcpu = NULL;
         harness_seen_on = false;
         rc->block[rc->nblock++] = t1 - t0;
+        looked_at(v->processor, &looked);
         lc = list_cpu_of(v);
         if ( lc < 0 )
             violation("blocked vCPU on no list", v->vcpu_id, 0);
@@ -168,7 +236,9 @@ static void replay_run_queue(struct replay_cost *rc)
                       v->vcpu_id, lc);
         else if ( harness_limit_of(lc) &&
                   count_list(lc) > harness_limit_of(lc) )
-            judge_over_limit(v, lc);
+            judge_over_limit(v, lc, &looked);
+        if ( !cpumask_empty(&looked) )
+            last_looked[v->processor] = looked;
         if ( lc >= 0 && !tb_init_done )
         {
             /* with tracing off, learn from the lists themselves */

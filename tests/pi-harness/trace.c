@@ -94,6 +94,39 @@ static void check_add(const uint32_t *d)
     traced_list[v->vcpu_id] = lc;
 }
 
+/*
+ * Once every list of the domain's pool is full, a move (single-threaded)
+ * must spread what is left round the pool: between two entries it puts
+ * above the limit of the same list, it goes to each other online list of
+ * the pool (but the one the entries leave) in turn.  A turn is an entry
+ * put above the limit, or one woken instead of moved (ON set: a target
+ * was picked, and nothing recorded).  turn_after[c]: the turn after the
+ * last entry put above list c's limit in this move, plus 1 (0: none).
+ */
+static uint64_t turn, turn_after[NR_CPUS], unblocks_seen;
+
+void trace_moves_begin(void)
+{
+    memset(turn_after, 0, sizeof(turn_after));
+}
+
+static void check_move_spread(const uint32_t *d)
+{
+    unsigned int c, to = d[2], others = 0, limit;
+
+    turn += vcpu_unblocks - unblocks_seen;
+    unblocks_seen = vcpu_unblocks;
+    if ( to >= nr_cpu_ids || !in_pool(to) ||
+         !(limit = harness_limit_of(to)) || d[3] <= limit )
+        return;
+    for ( c = 0; c < nr_cpu_ids; c++ )
+        others += c != to && c != d[1] && cpu_online(c) && in_pool(c);
+    if ( turn_after[to] && turn - (turn_after[to] - 1) < others )
+        violation("move above the limit back to a list before going round "
+                  "the pool", to, others);
+    turn_after[to] = ++turn + 1;
+}
+
 /* PI_LIST_MOVE: dom:vCPU, old list pCPU, new list pCPU, new length. */
 static void check_move(const uint32_t *d)
 {
@@ -120,6 +153,7 @@ static void check_move(const uint32_t *d)
         violation("PI_LIST_MOVE: length is not the new list's", d[3],
                   count_list(d[2]));
     traced_list[v->vcpu_id] = d[2];
+    check_move_spread(d);
 }
 
 /*

@@ -21,6 +21,7 @@ void harness_account(struct domain *d, bool assign) { (void)d; (void)assign; }
 unsigned int harness_list_len(unsigned int c) { (void)c; return 0; }
 unsigned int harness_list_max(unsigned int c) { (void)c; return 0; }
 spinlock_t *harness_limit_lock(void) { return NULL; }
+unsigned int harness_spill_probes(void) { return 0; }
 #else
 #include "pi.c"
 uint8_t posted_intr_vector;
@@ -56,6 +57,7 @@ unsigned int harness_list_max(unsigned int c)
     return per_cpu(vmx_pi_blocking, c).max_len;
 }
 spinlock_t *harness_limit_lock(void) { return &pi_limit_lock; }
+unsigned int harness_spill_probes(void) { return PI_SPILL_PROBES; }
 #endif
 
 void harness_vectors(uint8_t wakeup, uint8_t posted)

@@ -201,6 +201,7 @@ static void pools_changed(void)
     in_fixup = true;
     if ( fixup_posts )
         harness_step_hook = fixup_post_desc;
+    trace_moves_begin();
     harness_pools_changed();
     if ( fixup_posts )
         harness_step_hook = NULL;
@@ -315,6 +316,7 @@ _Atomic bool stop_all;
 /* ---- the scheduler's side ---- */
 struct harness_vcpu *runq[MAX_VCPUS];   /* replay only */
 unsigned int runq_head, runq_tail;
+uint64_t vcpu_unblocks;
 
 void vcpu_unblock(struct vcpu *v)
 {
@@ -323,6 +325,8 @@ void vcpu_unblock(struct vcpu *v)
     /* The walk wakes each entry it takes off, blocked still or not. */
     if ( in_walk )
         walk_woken++;
+    if ( !threaded )
+        vcpu_unblocks++;
     if ( !(__atomic_fetch_and(&v->pause_flags, ~(1UL << _VPF_blocked),
                               __ATOMIC_SEQ_CST) & (1UL << _VPF_blocked)) )
         return;
@@ -653,6 +657,7 @@ void cpu_dead(unsigned int x, bool free)
         harness_lock_hook = fixup_post_lock;
         harness_step_hook = fixup_post_desc;
     }
+    trace_moves_begin();
     t0 = rdtsc_ordered();
     harness_fixup(x);
     fixup_cycles = rdtsc_ordered() - t0;
@@ -724,6 +729,7 @@ void cpu_up(unsigned int x, bool pools)
      */
     harness_cpu = cpumask_first(&cpu_online_map);
     in_fixup = true;
+    trace_moves_begin();
     if ( cpu_notifier )
         cpu_notifier->notifier_call(cpu_notifier, CPU_ONLINE,
                                     (void *)(uintptr_t)x);
