@@ -47,9 +47,15 @@ unsigned int harness_list_max(unsigned int c);
 spinlock_t *harness_limit_lock(void);
 /* How many lists a spill search looks at per pass (0: no bound). */
 unsigned int harness_spill_probes(void);
-/* pCPU @c's per-CPU data freed (poisoned), allocated (zeroed); peeks. */
+/*
+ * pCPU @c's per-CPU data freed (filled with a pattern, poisoned), allocated
+ * (zeroed); whether it is freed; peeks.  harness_check_freed() reports any
+ * byte of a freed area that is no longer the pattern: pi.c wrote there.
+ */
 void harness_cpu_free(unsigned int c);
 void harness_cpu_alloc(unsigned int c);
+bool harness_cpu_freed(unsigned int c);
+void harness_check_freed(void);
 void harness_peek_begin(void);
 void harness_peek_end(void);
 

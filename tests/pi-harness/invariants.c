@@ -172,7 +172,7 @@ unsigned int count_list(unsigned int c)
 
     harness_peek_begin();
     /* A per-CPU area nobody initialised holds a zeroed list head. */
-    if ( harness_list(c)->next )
+    if ( !harness_cpu_freed(c) && harness_list(c)->next )
         list_for_each ( p, harness_list(c) )
             n++;
     harness_peek_end();
@@ -186,6 +186,7 @@ void check_invariants(bool final)
     unsigned int c, i;
 
     harness_peek_begin();
+    harness_check_freed();
     limits_changed();
     memset(seen, 0, sizeof(seen));
     for ( c = 0; c < nr_cpu_ids; c++ )
@@ -197,7 +198,8 @@ void check_invariants(bool final)
         struct vmx_vcpu *vmx;
         unsigned int n = 0;
 
-        if ( !head->next )
+        /* Freed: nothing there, harness_check_freed() saw to that. */
+        if ( harness_cpu_freed(c) || !head->next )
             continue;
         list_for_each_entry ( vmx, head, pi_blocking.list )
         {

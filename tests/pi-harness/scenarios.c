@@ -53,7 +53,7 @@ static void digest_state(uint64_t event)
         struct vmx_vcpu *vmx;
 
         digest_add(0x1000000 + c);
-        if ( !harness_list(c)->next )
+        if ( harness_cpu_freed(c) || !harness_list(c)->next )
             continue;
         list_for_each_entry ( vmx, harness_list(c),
                               pi_blocking.list )

@@ -83,10 +83,14 @@ spinlock_t *harness_list_lock(unsigned int c)
 
 /*
  * A pCPU's per-CPU data goes away after CPU_DEAD (Xen frees the per-CPU
- * area, except across S3) and comes back zeroed at CPU_UP_PREPARE: it is
- * poisoned meanwhile, so that AddressSanitizer reports any use of it by
- * pi.c.  The harness itself looks at every list, offline ones included,
- * with everything stopped, between harness_peek_begin() and _end().
+ * area, except across S3) and comes back zeroed at CPU_UP_PREPARE.
+ * Meanwhile it holds FREED_BYTE throughout, as freed memory is poisoned:
+ * the checks and the next allocation report any other byte there, a write
+ * by pi.c, in every build; a pointer read from it is non-canonical, and
+ * following it crashes.  With AddressSanitizer it is also poisoned, so
+ * that any use of it by pi.c is reported at once.  The harness itself
+ * looks at every list, offline ones included, with everything stopped,
+ * between harness_peek_begin() and _end(), freed ones aside.
  */
 #ifdef __SANITIZE_ADDRESS__
 #include <sanitizer/asan_interface.h>
@@ -94,6 +98,7 @@ spinlock_t *harness_list_lock(unsigned int c)
 #define ASAN_POISON_MEMORY_REGION(a, s)   ((void)(a), (void)(s))
 #define ASAN_UNPOISON_MEMORY_REGION(a, s) ((void)(a), (void)(s))
 #endif
+#define FREED_BYTE 0xa5
 static bool poisoned[NR_CPUS];
 static unsigned int peeking;
 
@@ -109,9 +114,47 @@ static void poison(unsigned int c, bool on)
 
 void harness_cpu_free(unsigned int c)
 {
+    unsigned int n;
+
     HARNESS_CHECK(!peeking && !poisoned[c]);
+    if ( (n = count_list(c)) )
+        violation("per-CPU area freed with vCPUs on its list", c, n);
     poisoned[c] = true;
+    memset(&per_cpu(vmx_pi_blocking, c), FREED_BYTE,
+           sizeof(per_cpu(vmx_pi_blocking, c)));
     poison(c, true);
+}
+
+bool harness_cpu_freed(unsigned int c)
+{
+    return poisoned[c];
+}
+
+/* A write into @c's freed area (readable now), reported once. */
+static void check_freed(unsigned int c)
+{
+    unsigned char *p = (unsigned char *)&per_cpu(vmx_pi_blocking, c);
+    size_t i, n = sizeof(per_cpu(vmx_pi_blocking, c));
+
+    for ( i = 0; i < n; i++ )
+        if ( p[i] != FREED_BYTE )
+        {
+            violation("write into the per-CPU area of an offline pCPU "
+                      "(pCPU, offset)", c, i);
+            memset(p, FREED_BYTE, n);
+            return;
+        }
+}
+
+void harness_check_freed(void)
+{
+    unsigned int c;
+
+    harness_peek_begin();
+    for ( c = 0; c < nr_cpu_ids; c++ )
+        if ( poisoned[c] )
+            check_freed(c);
+    harness_peek_end();
 }
 
 void harness_cpu_alloc(unsigned int c)
@@ -119,8 +162,9 @@ void harness_cpu_alloc(unsigned int c)
     HARNESS_CHECK(!peeking);
     if ( !poisoned[c] )
         return;
-    poisoned[c] = false;
     poison(c, false);
+    check_freed(c);
+    poisoned[c] = false;
     memset(&per_cpu(vmx_pi_blocking, c), 0,
            sizeof(per_cpu(vmx_pi_blocking, c)));
 }
