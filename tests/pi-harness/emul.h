@@ -125,12 +125,18 @@ void harness_lock_released(void);
 /*
  * Spinlocks, as Xen's: ticket locks whose all-zero state is free, so that
  * a lock in a per-CPU area nobody initialised is taken as Xen takes it.
+ * A thread taking a lock it holds would spin for ever: that is reported at
+ * once (harness_lock_deadlock()), not after the run's timeout.  The
+ * address of harness_thread names the thread.
  */
 typedef struct spinlock {
     _Atomic uint16_t head, tail;
     _Atomic int held;
     unsigned char irq_use;
+    const char *_Atomic holder;
 } spinlock_t;
+extern __thread char harness_thread;
+void harness_lock_deadlock(struct spinlock *l);
 
 static inline void spin_lock_init(spinlock_t *l)
 {
@@ -148,10 +154,13 @@ static inline void spin_lock(spinlock_t *l)
 
     if ( unlikely(harness_preempt_lock == l) )
         harness_preempt(l);
+    if ( unlikely(l->held && l->holder == &harness_thread) )
+        harness_lock_deadlock(l);
     t = __atomic_fetch_add(&l->tail, 1, __ATOMIC_ACQUIRE);
     while ( __atomic_load_n(&l->head, __ATOMIC_ACQUIRE) != t )
         _mm_pause();
     l->held = 1;
+    l->holder = &harness_thread;
     harness_lock_acquired(l);
     if ( unlikely(harness_lock_hook != NULL) )
         harness_lock_hook(l);
@@ -162,6 +171,7 @@ static inline void spin_unlock(spinlock_t *l)
     if ( unlikely(harness_lock_hook != NULL) )
         harness_lock_hook(l);
     harness_lock_released();
+    l->holder = NULL;
     l->held = 0;
     __atomic_store_n(&l->head, l->head + 1, __ATOMIC_RELEASE);
 }

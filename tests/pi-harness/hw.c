@@ -110,6 +110,23 @@ void other_cpu_end(const struct cpu_ctx *c)
     locks_held = c->locks_held;
 }
 
+__thread char harness_thread;
+
+void harness_lock_deadlock(struct spinlock *l)
+{
+    unsigned int c;
+
+    for ( c = 0; c < nr_cpu_ids && l != harness_list_lock(c); c++ )
+        ;
+    if ( c < nr_cpu_ids )
+        fprintf(stderr, "harness: pCPU %u takes pCPU %u's list lock, which "
+                "it holds: deadlock\n", harness_cpu, c);
+    else
+        fprintf(stderr, "harness: pCPU %u takes a lock it holds: deadlock\n",
+                harness_cpu);
+    abort();
+}
+
 void harness_lock_released(void)
 {
     HARNESS_CHECK(locks_held);
