@@ -6,8 +6,10 @@
 # -DNDEBUG; and with -DNDEBUG, so that no ASSERT() in pi.c can be what
 # catches it, it must fail for every mutant of pi.c in mutants/ except those
 # named in SEQUENTIAL_MISSES: the bugs that only an interleaving of pCPUs,
-# or tracing switched on during a walk, brings out.  The threaded harness
-# (mutants.t) catches those.
+# or tracing switched on during a walk, brings out; and in UNCHECKED_MISSES:
+# the bugs in what the in-tree test does not look at (xAPIC's NDST, how many
+# lists a spill search looks at, where a move goes once every list is full,
+# writes into freed per-CPU areas).  The harness (mutants.t) catches those.
 . "$(dirname "$0")/../lib/tap.sh"
 set -u
 
@@ -16,6 +18,8 @@ dir=$TREE/tools/tests/vmx-pi
 SEQUENTIAL_MISSES=" c1-spill-no-recheck d1-fixup-sn-window d7-wakeup-cycles
     h2-unblock-no-recheck h8-spill-holds-own-lock
     x2-limit-cpus-counted-unlocked x3-resume-reads-on-early "
+UNCHECKED_MISSES=" c4-switch-to-x2apic-ndst c5-spill-probes-skipped
+    c5-fixup-overflow-one-cpu c6-limits-written-offline "
 
 [ -f "$dir/main.c" ] || bail "$TREE has no tools/tests/vmx-pi"
 [ -f "$TREE/config/Tools.mk" ] ||
@@ -56,11 +60,16 @@ for d in "$TOP"/tests/pi-harness/mutants/*.diff; do
     out=$("$dir/test_vmx_pi" 2>&1); rc=$?
     case " $(echo $SEQUENTIAL_MISSES) " in
     *" $m "*)
-        diag "$m: exit $rc (a race or mid-walk tracing: the harness's)" ;;
-    *)
-        ok "$m: the test fails (exit $rc) $(grep -m 1 FAIL <<<"$out" | cut -c 1-90)" \
-            test "$rc" != 0 ;;
+        diag "$m: exit $rc (a race or mid-walk tracing: the harness's)"
+        continue ;;
     esac
+    case " $(echo $UNCHECKED_MISSES) " in
+    *" $m "*)
+        diag "$m: exit $rc (not what this test looks at: the harness's)"
+        continue ;;
+    esac
+    ok "$m: the test fails (exit $rc) $(grep -m 1 FAIL <<<"$out" | cut -c 1-90)" \
+        test "$rc" != 0
 done
 
 done_testing
