@@ -4,8 +4,8 @@
 # whose bring-up is cancelled, the limit recomputed concurrently, domains
 # and pCPUs changing cpupool, interrupts posted on the way into the guest
 # (x2APIC and xAPIC), preempted vCPUs posted to, and cpupools of every
-# size.  Each of them failed on the code before the fix, or on the mutant,
-# it checks (docs/pi-bound.md).
+# size, within a socket and across two.  Each of them failed on the code
+# before the fix, or on the mutant, it checks (docs/pi-bound.md).
 # Exit status 0 only if every run exits 0 (and the empty limit exits 2).
 #
 #   replays.sh BINARY
@@ -45,19 +45,29 @@ run replay --pcpus 16 --vcpus 64 --all-on-0 --pool 0-3 --events 2000 \
 run replay --pcpus 16 --vcpus 64 --pool 4-11 --pool-moves 10 --hotplug 30 \
     --events 2000 --entry-posts --preempt 3 --xapic
 run replay --pcpus 8 --vcpus 32 --events 2000 --preempt 3
-# Every pool size: a domain whose vCPUs all start on one pCPU keeps every
-# list within its pool's limit (other lists of the pool have room).
-for n in 1 2 3 4 6 8 12; do
-    a="replay --pcpus 16 --vcpus 64 --all-on-0 --pool 0-$((n - 1)) --events 2000"
-    echo "+ $(basename "$bin") $a"
-    out=$(timeout "$T" "$bin" $a) && case $out in
+# within_limit ARGS...: a replay that exits 0 and adds nothing above the limit
+within_limit() {
+    echo "+ $(basename "$bin") $*"
+    out=$(timeout "$T" "$bin" "$@") && case $out in
         *'"over_limit": 0,'*) ;;
         *) false ;;
     esac || {
-        echo "replays.sh: $(basename "$bin") $a failed or added above the" \
+        echo "replays.sh: $(basename "$bin") $* failed or added above the" \
             "limit: $out" >&2
         exit 1
     }
+}
+# Every pool size: a domain whose vCPUs all start on one pCPU keeps every
+# list within its pool's limit (other lists of the pool have room).
+for n in 1 2 3 4 6 8 12; do
+    within_limit replay --pcpus 16 --vcpus 64 --all-on-0 --pool 0-$((n - 1)) \
+        --events 2000
+done
+# The same in pools across two sockets (of 32 pCPUs each), with few or
+# many of their pCPUs in the first pCPU's socket.
+for p in 28-43 24-47; do
+    within_limit replay --pcpus 64 --vcpus 128 --all-on-0 --pool $p \
+        --events 2000
 done
 echo "+ $(basename "$bin") replay --limit= --events 1"
 timeout "$T" "$bin" replay --limit= --events 1 >/dev/null 2>&1
