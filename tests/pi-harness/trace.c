@@ -216,6 +216,11 @@ static void trace_observe(uint32_t event, const uint32_t *d)
         note_max(&st_max_len, d[2]);
         break;
     case TRC_HW_IRQ_PI_LIST_MOVE:
+        if ( d[1] >= nr_cpu_ids || d[2] >= nr_cpu_ids )
+        {
+            violation("PI_LIST_MOVE: names no pCPU", d[1], d[2]);
+            break;
+        }
         check_move(d);
         if ( traced_known[d[1]] )
             traced(d[1], traced_len[d[1]], traced_len[d[1]] - 1);
