@@ -10,7 +10,8 @@
 # the bugs in what the in-tree test does not look at (xAPIC's NDST, how many
 # lists a spill search looks at and whether it goes round them, on its host
 # of 8 pCPUs where 4 probes reach a whole socket; where a move goes once
-# every list is full, writes into freed per-CPU areas).  The harness (mutants.t) catches those.
+# every list is full, writes into freed per-CPU areas).  The harness
+# (mutants.t) catches those.
 . "$(dirname "$0")/../lib/tap.sh"
 set -u
 
