@@ -6,9 +6,8 @@
 # scripts/debug-only.py), the tools (when it touches tools/ outside
 # tools/tests/, the public headers, the CPU policy library or files outside
 # xen/ other than .gitignore) and each of Xen's unit tests the patch touches
-# (tools/tests/DIR, which the tools build leaves out) must build.  Works
-# in TREE, from the first patch to the last, incrementally, so it ends with
-# the whole series built.
+# (tools/tests/DIR: a patch touching only those builds them alone) must
+# build.  Works in TREE, from the first patch to the last, incrementally.
 # A commit that built before on this machine is not built again: commits
 # are named by their hash, which covers the whole tree and history (pq.sh
 # imports with fixed dates, so a fresh clone gives the same hashes), and
@@ -96,7 +95,10 @@ for i in "${!commits[@]}"; do
         "$top/scripts/build-xen.sh" tools >/dev/null || fail=1
     fi
     # A unit test needs the tools configured and their headers in place.
+    # (Where they are not, the tools are built first: they build the tests
+    # too, and a failure there shows its own log.)
     if [ -z "$fail" ] && [ "${#tests[@]}" != 0 ]; then
+        rm -f "$TREE/tools-tests.log"
         { [ -f "$TREE/config/Tools.mk" ] ||
               "$top/scripts/build-xen.sh" tools >/dev/null; } &&
             make -C "$TREE/tools/include" >"$TREE/tools-tests.log" 2>&1 &&
@@ -104,7 +106,9 @@ for i in "${!commits[@]}"; do
                  [ ! -f "$TREE/tools/tests/$d/Makefile" ] ||
                      make -C "$TREE/tools/tests/$d" \
                          >>"$TREE/tools-tests.log" 2>&1 || exit 1
-             done) || { tail -n 30 "$TREE/tools-tests.log" >&2; fail=1; }
+             done) ||
+            { [ ! -f "$TREE/tools-tests.log" ] || tail -n 30 "$TREE/tools-tests.log" >&2
+              fail=1; }
     fi
     if [ -n "$fail" ]; then
         echo "series-check: FAIL at patch $((i + 1))/$n: $name" >&2

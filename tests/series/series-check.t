@@ -88,9 +88,20 @@ ok "it built that test alone: $(grep "$tst" <<<"$out" | head -n 1)" \
 ok "and names the patch: $(grep FAIL <<<"$out")" grep -q "^series-check: FAIL at patch $((n + 1))/$((n + 1)): $tst\$" <<<"$out"
 ok "the compiler's complaint is shown" grep -q "undeclared_in_test" <<<"$out"
 
+# The same on a tree whose tools were never configured or tested (a fresh
+# one): the tools build comes first, builds the tests too, and fails.
+rm -f "$BUILD/xen/config/Tools.mk" "$BUILD/xen/tools-tests.log"
+out=$(PATCHES=$work/$tst "$TOP/scripts/series-check.sh" 2>&1)
+rc=$?
+is "$rc" 1 "unconfigured tools: series-check fails on that patch"
+ok "and names it: $(grep FAIL <<<"$out")" grep -q "^series-check: FAIL at patch $((n + 1))/$((n + 1)): $tst\$" <<<"$out"
+ok "the compiler's complaint is shown" grep -q "undeclared_in_test" <<<"$out"
+
 # Back to the real series, built.
 "$TOP/scripts/pq.sh" import "$BUILD/xen" >/dev/null &&
-    "$TOP/scripts/build-xen.sh" hypervisor debug >/dev/null
-ok "build/xen is back at the series, built" test -s "$BUILD/xen/xen/xen"
+    "$TOP/scripts/build-xen.sh" hypervisor debug >/dev/null &&
+    "$TOP/scripts/build-xen.sh" tools >/dev/null
+ok "build/xen is back at the series, built" \
+    test -s "$BUILD/xen/xen/xen" -a -e "$BUILD/xen/.xen-bigvm-tools.ok"
 
 done_testing
