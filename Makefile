@@ -146,7 +146,8 @@ demo: pi-harness pi-stats
 # The suite is 4.17's; tests/bases/bases.t applies, builds and unit-tests
 # the 4.20 and master queues (XEN_SRC_4_20, XEN_SRC_MASTER).
 # tests/series/series-check.t runs last: it builds build/xen after each
-# patch in turn, trusting no earlier build, and leaves it at the series.
+# patch in turn (taking the commits that built before from its cache), and
+# leaves it at the series, built.
 check: deps
 	$(if $(filter-out 4.17,$(BASE)),$(error make check is 4.17's suite, and tests the other bases itself (tests/bases/bases.t): run it without BASE=$(BASE)))
 	@scripts/deps.sh e2e model
