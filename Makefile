@@ -12,7 +12,7 @@ NONET ?= $(shell unshare -n true 2>/dev/null && echo unshare -n)
 export JOBS NONET XEN_SRC BASE TREE
 
 .PHONY: help deps tree pq-import pq-export submission xen xen-debug xen-release tools \
-	series-check matrix pi-stats pi-harness qemu e2e e2e-shell e2e-flake xen-stock bench \
+	series-check matrix abi-check pi-stats pi-harness qemu e2e e2e-shell e2e-flake xen-stock bench \
 	fuzz model demo check
 
 help:
@@ -25,6 +25,7 @@ help:
 	@echo "make submission    the master queue as xen-devel series (build/submission)"
 	@echo "make series-check  build after each patch in turn; name the first that breaks"
 	@echo "make matrix        build in upstream's configurations (MATRIX=a,b; MATRIX_REV=base)"
+	@echo "make abi-check     the tools libraries' ABI against the base's (abidiff)"
 	@echo "make pi-stats      build tools/pi-stats/pi-stats"
 	@echo "make pi-harness    run the PI blocking-list harness scenarios (build/pi-harness)"
 	@echo "make e2e           boot the patched Xen under QEMU with real guests (build/e2e)"
@@ -85,6 +86,12 @@ series-check: deps
 matrix: deps
 	@scripts/deps.sh matrix
 	@MATRIX="$(MATRIX)" MATRIX_REV="$(MATRIX_REV)" scripts/matrix.sh
+
+# Each tools library of the patched tree against the base's: the same ABI
+# under the same SONAME, or a new SONAME (scripts/abi-check.sh, abidiff).
+abi-check: tree
+	@scripts/deps.sh abi
+	@scripts/abi-check.sh
 
 pi-stats:
 	@$(MAKE) -s -C tools/pi-stats
@@ -150,10 +157,10 @@ demo: pi-harness pi-stats
 # leaves it at the series, built.
 check: deps
 	$(if $(filter-out 4.17,$(BASE)),$(error make check is 4.17's suite, and tests the other bases itself (tests/bases/bases.t): run it without BASE=$(BASE)))
-	@scripts/deps.sh e2e model
+	@scripts/deps.sh e2e model abi
 	@$(MAKE) -s --no-print-directory xen tools pi-stats qemu
 	@prove -f --timer tests/foundation/*.t tools/pi-stats/tests/pi-stats.t \
 	    tests/sanitizers/*.t tests/topology/*.t tests/xentrace/*.t \
-	    tests/pi-harness/*.t \
+	    tests/pi-harness/*.t tests/abi/*.t \
 	    tests/model/*.t \
 	    tests/e2e/*.t tests/bases/*.t tests/matrix/*.t tests/series/*.t

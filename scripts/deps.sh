@@ -3,7 +3,7 @@
 # are missing, and say which and how long it took.  Needs root (or sudo)
 # and Debian's registry.
 #
-# usage: deps.sh [GROUP...]   groups: build (default), e2e, fuzz, model, matrix
+# usage: deps.sh [GROUP...]   groups: build (default), e2e, fuzz, model, matrix, abi
 #
 # When it cannot install, it installs nothing and says what to do in one
 # line on stderr.  Exit status:
@@ -31,6 +31,8 @@ model_pkgs="spin"
 # make matrix: clang (upstream's clang builds use GNU ld, so no lld) and
 # the arm64 cross compiler
 matrix_pkgs="clang gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu"
+# make abi-check: abidiff
+abi_pkgs="abigail-tools"
 
 groups=${*:-build}
 want=
@@ -41,7 +43,8 @@ for g in $groups; do
     fuzz)  want="$want $fuzz_pkgs" ;;
     model) want="$want $model_pkgs" ;;
     matrix) want="$want $matrix_pkgs" ;;
-    *) echo "deps: unknown group '$g' (build, e2e, fuzz, model, matrix)" >&2; exit 2 ;;
+    abi)   want="$want $abi_pkgs" ;;
+    *) echo "deps: unknown group '$g' (build, e2e, fuzz, model, matrix, abi)" >&2; exit 2 ;;
     esac
 done
 
