@@ -4,8 +4,9 @@
 # x86_topo_from_vnuma() described (2 vCPUs per package), HVM and PVH vCPUs
 # report their x2APIC ID (2 * vcpu_id) with x2APIC on and off, and PV, PVH
 # and HVM vCPUs their toolstack-chosen APIC ID in leaves 1 and 0xb (IDs
-# 128-255 in leaf 1); with none described, leaf 0xb and every
-# other leaf is what the unpatched guest_cpuid() (tag "base") answers.
+# 128-255 in leaf 1), a PV vCPU without one upstream's 0 and 2 * vcpu_id;
+# with none described, leaf 0xb and every other leaf is what the unpatched
+# guest_cpuid() (tag "base") answers, PV with x2APIC included.
 # Plain and with ASan/UBSan; then the base's own cpuid.c must fail exactly
 # the cases the series changes.  TREE (default build/xen) needs no build.
 . "$(dirname "$0")/../lib/tap.sh"
@@ -75,11 +76,15 @@ want=$(for k in HVM PVH; do for v in 1 2 3; do for s in 0 1; do
     done; done; done
     # vCPU 1's chosen ID is 2 * 1
     for k in HVM PVH; do chosen $k 2=1 3=3; high $k; done
+    # a PV vCPU without a chosen ID, in a topology described all the same
+    for v in 1 2 3; do for s in 0 1; do
+        echo "described: PV no IDs vCPU $v leaf 0xb:$s: ECX[7:0] = $s, EDX = $((2 * v))"
+    done; done
     chosen PV 1=2 2=1 3=3; high PV)
 failed=$(grep '^not ok: ' <<<"$out")
 is "$(sed -n 's/^not ok: \(.*\): \(got .*\|another ID\)$/\1/p' <<<"$failed")" "$want" \
-    "with the base's cpuid.c: exactly the 45 cases of IDs other than upstream's fail"
-is "$(grep -c ' 0000000[046], want \| another ID$' <<<"$failed")" 45 \
+    "with the base's cpuid.c: exactly the 51 cases of IDs other than upstream's fail"
+is "$(grep -c ' 0000000[046], want \| another ID$' <<<"$failed")" 51 \
     "with the base's cpuid.c: those read ID 0 or 2 * vcpu_id in leaf 0xb, another in leaf 1"
 
 done_testing

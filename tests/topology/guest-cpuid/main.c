@@ -33,7 +33,7 @@ void cpuid_viridian_leaves(const struct vcpu *v, uint32_t leaf,
 }
 
 #define NR_VCPUS 4
-#define NR_CASES 145
+#define NR_CASES 154
 
 static unsigned int nr_cases, nr_failed;
 
@@ -227,15 +227,16 @@ static void test_chosen_apic_ids(enum kind kind)
 
     /*
      * With the IDs, and for PV with the same policy but no IDs chosen (the
-     * domctl never made): then every vCPU reads 0 in both leaves, the APIC
-     * ID leaf 1 gives a PV vCPU without one.
+     * domctl never made): then a vCPU reads what upstream gives a PV vCPU,
+     * 0 in leaf 1 and 2 * vcpu_id in leaf 0xb.
      */
     for ( chosen = kind != PV; chosen < 2; chosen++ )
     {
         make_domain(&d, v, kind, &p, chosen ? ids : NULL);
         for ( i = 0; i < NR_VCPUS; i++ )
         {
-            unsigned int want = chosen ? want_ids[i] : 0;
+            unsigned int want = chosen ? want_ids[i] : 2 * i;
+            unsigned int want1 = chosen ? want_ids[i] : 0;
 
             for ( sub = 0; sub < 2; sub++ )
             {
@@ -250,8 +251,8 @@ static void test_chosen_apic_ids(enum kind kind)
             snprintf(name, sizeof(name),
                      "described: %s %s vCPU %u leaf 1 EBX[31:24] = %u",
                      kind_name[kind], chosen ? "chosen IDs" : "no IDs", i,
-                     want);
-            result(query(&v[i], 1, 0).b >> 24 == want, name, "another ID");
+                     want1);
+            result(query(&v[i], 1, 0).b >> 24 == want1, name, "another ID");
         }
     }
 }
@@ -283,13 +284,15 @@ static void test_high_apic_ids(enum kind kind)
 /*
  * A leaf 0xb nobody described (subleaf 0 type 0, as recalculate_misc()
  * leaves it): zeroes without x2APIC, upstream's subleaf and 2 * vcpu_id
- * with it; and every leaf as the unpatched guest_cpuid() answers it.
+ * with it, PV included (a PV guest started before x2APIC was hidden from
+ * PV, or given it with cpuid=); and every leaf as the unpatched
+ * guest_cpuid() answers it.
  */
 static void test_undescribed(void)
 {
     static const struct { enum kind kind; bool x2apic; } cfg[] = {
         { HVM, false }, { HVM, true }, { PVH, false }, { PVH, true },
-        { PV, false },
+        { PV, false }, { PV, true },
     };
     struct cpu_policy p;
     struct domain d;
