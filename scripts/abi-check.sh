@@ -45,14 +45,14 @@ command -v abidiff >/dev/null || die "no abidiff: apt-get install abigail-tools"
 checkout() {
     local dir=$1 rev
     rev=$(git -C "$TREE/.git" rev-parse "$2^{commit}")
-    if [ ! -e "$dir/.git" ]; then
-        rm -rf "$dir"
-        git -C "$TREE/.git" worktree prune
-        git -C "$TREE/.git" worktree add -q --detach "$dir" "$rev"
-    else
-        # Incremental: a new commit rebuilds what it changes.
-        git -C "$dir" checkout -q --detach "$rev"
+    # Incremental: a new commit rebuilds what it changes.  A checkout of
+    # another repository (TREE imported again) is made anew.
+    if [ -e "$dir/.git" ] && git -C "$dir" checkout -q --detach "$rev" 2>/dev/null; then
+        return
     fi
+    rm -rf "$dir"
+    git -C "$TREE/.git" worktree prune
+    git -C "$TREE/.git" worktree add -q --detach "$dir" "$rev"
 }
 
 # build DIR: the tools' headers and libraries, with debug information.
@@ -62,7 +62,7 @@ build() {
     stage_begin "$label" building "$dir/abi.log"
     (
         cd "$dir"
-        if [ ! -f config/Tools.mk ]; then
+        if [ ! -f config/Tools.mk ] || [ configure -nt config/Tools.mk ]; then
             $NONET ./configure PYTHON=/usr/bin/python3 --prefix=/usr \
                 --disable-stubdom --disable-docs --disable-qemu-traditional \
                 --with-system-qemu=/usr/bin/qemu-system-i386 --disable-seabios \
