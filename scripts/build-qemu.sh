@@ -48,7 +48,8 @@ dsc=$cache/qemu_${upstream}.dsc
 if [ ! -f "$dsc" ]; then
     apt=$cache/apt-qemu
     private_apt "$apt"
-    "$top/scripts/fetch-base.sh" --sources > "$apt/sources.list" ||
+    # Debian 12's QEMU, whichever Xen base the tree is.
+    BASE=4.17 "$top/scripts/fetch-base.sh" --sources > "$apt/sources.list" ||
         die "no deb-src lines for bookworm (scripts/fetch-base.sh --sources)"
     apt-get "${apt_opts[@]}" -qq update || die "apt-get update of $apt/sources.list failed"
     (cd "$cache" && apt-get "${apt_opts[@]}" -qq --download-only source "qemu=$ver" >/dev/null) ||
