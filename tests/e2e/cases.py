@@ -95,7 +95,7 @@ GROUPS = ['pvh', 'amd', 'intel', 'hvm']
 # cases (or groups) run only when E2E_CASES names them (make e2e
 # E2E_CASES=hvm): an HVM guest takes 75 to 120 s under TCG, one after
 # another in their boot, so CI runs upstream's view, the two layouts with
-# chosen APIC IDs (one on each kernel) and the save refusal
+# chosen APIC IDs (one on each kernel) and the save, restore and migration
 BY_HAND = ['hvm-default-6.12', 'hvm-layout-2x2', 'hvm-layout-2x2-6.12',
            'hvm-vnuma-aligned', 'hvm-vnuma-aligned-6.12', 'hvm-layout-2x3',
            'hvm-vnuma-321-6.12']
@@ -186,9 +186,6 @@ LAYOUTS = {
     'bad-cpuid-htt': PV4 + ['memory = 256', topo('cores=2'), 'cpuid = "host,htt=0"'],
     'bad-cpuid-nc': PV_2X2 + ['cpuid = [ "0x80000008:ecx=xxxxxxxxxxxxxxxxxxxxxxxx00000011" ]'],
     'save-vnuma': PV_2X2,
-    'save-pv-layout': PV4 + ['memory = 256', topo('sockets=2,cores=2')],
-    'save-pvh-layout': PVH6 + ['memory = 256', topo('sockets=2')],
-    'save-hvm-layout': HVM6 + ['memory = 256', topo('sockets=2')],
     'domctl-apic-ids': PV_2X2,
 }
 
@@ -421,13 +418,11 @@ OTHER = [
     dict(name='bad-cpuid-nc', kind='bad',
          expect=r'cpu_topology="vnuma" sets the CPUID topology fields that cpuid= overrides in leaf 0x80000008:'),
     dict(name='save-vnuma', kind='save', expect='Cannot save a guest with vNUMA configured'),
-    # the chosen APIC IDs are not in the stream
-    dict(name='save-pv-layout', kind='save',
-         expect='Cannot save a guest whose vcpus have APIC IDs chosen by cpu_topology'),
-    dict(name='save-pvh-layout', kind='save',
-         expect='Cannot save a guest whose vcpus have APIC IDs chosen by cpu_topology'),
-    dict(name='save-hvm-layout', kind='save', group='hvm',
-         expect='Cannot save a guest whose vcpus have APIC IDs chosen by cpu_topology'),
+    # move: xl save + restore, xl migrate to localhost, vCPU 1 offline and
+    # online; at each step the topology and CPUID of the topo case LIKE
+    dict(name='move-pv-layout-2x3', kind='move', like='pv-layout-2x3'),
+    dict(name='move-pvh-layout-2x3', kind='move', like='pvh-layout-2x3'),
+    dict(name='move-hvm-layout-2x3', kind='move', like='hvm-layout-2x3', group='hvm'),
     # Xen checks the IDs against the policy (packages of 2 IDs) before the
     # domain runs, and takes none once it has run; a policy set after them
     # must fit them too
@@ -457,9 +452,14 @@ def expand():
                                 expect=f['sysfs'].get(k, f['sysfs'].get('*')),
                                 cpuid=f['cpuid'][cpu]))
     for o in OTHER:
-        cfg = LAYOUTS[o.get('layout', o['name'])]
+        cfg = LAYOUTS[o.get('layout', o.get('like', o['name']))]
+        extra = {}
+        if 'like' in o:
+            f = next(f for f in TOPO if f['family'] == o['like'])
+            extra = dict(expect=f['sysfs'].get(DOM0_KERNEL, f['sysfs'].get('*')),
+                         cpuid=f['cpuid']['amd'])
         out.append(dict(o, cpu='amd', kernel=DOM0_KERNEL, cfg=cfg,
-                        type=cfg[0].split('"')[1], group=o.get('group', 'amd')))
+                        type=cfg[0].split('"')[1], group=o.get('group', 'amd'), **extra))
     return out
 
 

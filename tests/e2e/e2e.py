@@ -410,7 +410,8 @@ def modules(k, names):
 
 # -- images ------------------------------------------------------------------
 DOMU_INIT = r'''#!/bin/sh
-# domU: print the CPU topology Linux derived, then power off.
+# domU: print the CPU topology Linux derived, then power off (e2e.rounds:
+# once dom0 is done moving it).
 /bin/busybox --install -s
 export PATH=/bin:/sbin:/usr/bin:/usr/sbin
 mount -t proc proc /proc
@@ -424,7 +425,8 @@ if grep -q e2e.ksyms /proc/cmdline; then
     echo E2E-KSYMS-END
     poweroff -f
 fi
-echo E2E-GUEST-BEGIN
+# report: the topology Linux derived, then what CPUID gives each vCPU
+report() {
 for d in $(ls -d /sys/devices/system/cpu/cpu[0-9]* | sort -t u -k 3 -n); do
     n=${d##*/cpu}
     t=$d/topology
@@ -437,8 +439,7 @@ for d in $(ls -d /sys/devices/system/cpu/cpu[0-9]* | sort -t u -k 3 -n); do
                       $1 == "initial" && $2 == "apicid" && p == n { print $4 }' /proc/cpuinfo)
     echo "cpu$n package=$(cat $t/physical_package_id) core=$(cat $t/core_id) core_siblings=$(cat $t/core_siblings_list) l3=$l3 initial_apicid=$ia"
 done
-# what CPUID gives each vCPU (PV: through Xen's forced emulation prefix, as
-# the kernel reads it)
+# (PV: through Xen's forced emulation prefix, as the kernel reads it)
 echo E2E-CPUID-BEGIN
 if [ "$(cat /sys/hypervisor/guest_type 2>/dev/null)" = PV ]; then
     /bin/cpuid-dump --xen
@@ -446,9 +447,34 @@ else
     /bin/cpuid-dump
 fi
 echo "E2E-CPUID-END rc=$?"
+}
+# a guest that stays up: only alerts and emergencies (an oops, a panic)
+# on the console, which would otherwise break the lines of later reports
+grep -q e2e.rounds /proc/cmdline && dmesg -n 2
+echo E2E-GUEST-BEGIN
+report
 echo E2E-GUEST-END
 echo "info online=$(cat /sys/devices/system/cpu/online) nodes=$(cat /sys/devices/system/node/online 2>/dev/null)"
 grep -E '^(processor|apicid|initial apicid|vendor_id)' /proc/cpuinfo | tr '\t' ' ' | sed 's/^/info /'
+# e2e.rounds: stay up for dom0 (dom0-init: move) to save, restore and
+# migrate the guest, reporting again at each "round N WHAT" it types on
+# the console; "cycle" takes vCPU 1 offline and online first (INIT must
+# keep its APIC ID), "quit" powers off
+if grep -q e2e.rounds /proc/cmdline; then
+    echo E2E-WAITING
+    while read -r w rn what; do
+        case "$w $what" in
+        "quit "*) break ;;
+        "round cycle")
+            echo 0 > /sys/devices/system/cpu/cpu1/online
+            echo 1 > /sys/devices/system/cpu/cpu1/online ;;
+        esac
+        [ "$w" = round ] || continue
+        echo "E2E-ROUND-BEGIN $rn $what"
+        report
+        echo "E2E-ROUND-END $rn"
+    done
+fi
 poweroff -f
 '''
 
@@ -481,6 +507,8 @@ def kernel_path(ver):
 def case_cfg(conf, case, name=None):
     """The xl configuration of CASE (under NAME)."""
     extra = 'console=hvc0 rdinit=/init panic=1' + (' ' + conf['guest_extra'] if conf['guest_extra'] else '')
+    if case['kind'] == 'move':
+        extra += ' e2e.rounds'
     if case['type'] == 'hvm':
         # hang dumps are named with the kernel's unrelocated symbols
         # (ksyms_give); only an HVM kernel would relocate itself
@@ -1184,6 +1212,61 @@ def judge_save(conf, case, boots):
     return True, 'xl save refused, guest left in state %s: %s' % (st, hit.group(0).strip()[:100])
 
 
+MOVES = ('restore', 'migrate', 'cycle')
+
+
+def rounds(console):
+    """The topology the guest reported at boot (round 0) and at each round
+    dom0 typed: {round: text}."""
+    out = {}
+    m = re.search(r'^E2E-GUEST-BEGIN$(.*?)^E2E-GUEST-END$', console, re.M | re.S)
+    if m:
+        out[0] = m.group(1)
+    for m in re.finditer(r'^E2E-ROUND-BEGIN (\d+) \w+$(.*?)^E2E-ROUND-END \1$', console, re.M | re.S):
+        out[int(m.group(1))] = m.group(2)
+    return out
+
+
+def judge_move(conf, case, boots):
+    """Every round shows the topology and CPUID of the layout, as at boot."""
+    c, out = case['name'], conf['out']
+    d, rc, txt, b = created(conf, case, boots)
+    if rc is None:
+        return False, b['error'] or 'not run (dom0 stopped before it)'
+    if rc != '0':
+        return False, 'xl create exited %s: %s' % (rc, first_error(txt))
+    console = (read(os.path.join(d, c + '.console')) or '').replace('\r', '')
+    write(os.path.join(out, c + '.console'), console)
+    got = rounds(console)
+    want = case['expect'].splitlines()
+    wf = os.path.join(out, c + '.cpuid-want')
+    write(wf, case['cpuid'])
+    for n, step in enumerate(('boot',) + MOVES):
+        if step != 'boot':
+            src = (read(os.path.join(d, '%s.%s.rc' % (c, step))) or '').strip()
+            if src != '0':
+                return False, '%s: %s' % (step, 'not run (%s)' % no_topology(d, c, console) if not src else
+                                          'exit %s: %s' % (src, first_error(read(os.path.join(d, '%s.%s.txt' % (c, step)), ''))))
+        if n not in got:
+            return False, 'no topology after %s: %s' % (step, no_topology(d, c, console))
+        lines = [l for l in got[n].splitlines() if re.match(r'cpu\d', l)]
+        if step == 'cycle' and case['type'] == 'pv':
+            # Linux 6.1 PV guests put a vCPU brought back online into
+            # every package's last level cache map (its CPUID unchanged)
+            lines, want = [re.sub(r' l3=\S+', '', l) for l in lines], [re.sub(r' l3=\S+', '', l) for l in want]
+        if lines != want:
+            diff = [('< ' + w) for w in want if w not in lines][:1] + [('> ' + g) for g in lines if g not in want][:1]
+            return False, 'after %s, topology differs (< want, > got): %s' % (step, ' '.join(diff))
+        rf = os.path.join(out, '%s.round%d' % (c, n))
+        write(rf, got[n])
+        rc, line = cpuid_check.check(rf, wf, rf + '.cpuid')
+        if rc:
+            return False, 'after %s, CPUID: %s' % (step, line)
+    secs = (read(os.path.join(d, c + '.secs')) or '?').strip()
+    return True, '%d CPUs, the same topology and CPUID at boot and after %s, %s s' % (
+        len(want), ', '.join(MOVES), secs)
+
+
 def judge_domctl(conf, case, boots):
     c = case['name']
     d, rc, txt, b = created(conf, case, boots)
@@ -1321,7 +1404,7 @@ def judge_trace(conf, case, boots):
 
 
 JUDGES = {'topo': judge_topo, 'bad': judge_bad, 'save': judge_save,
-          'domctl': judge_domctl, 'trace': judge_trace}
+          'move': judge_move, 'domctl': judge_domctl, 'trace': judge_trace}
 
 
 def verdicts(conf, sel, boots):
