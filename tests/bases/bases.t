@@ -99,7 +99,8 @@ run_base() {
 
     local t
     for t in topology/cpu-policy topology/guest-cpuid topology/libxl-acpi \
-             topology/xg-domctl xentrace/pipe-write pi-harness/in-tree; do
+             topology/xg-domctl topology/xg-x2apic xentrace/pipe-write \
+             pi-harness/in-tree; do
         TREE=$tree "$TOP/tests/$t.t" >"$work/$base-${t#*/}.tap" 2>&1
         rc=$?
         is "$rc" 0 "$base: tests/$t.t passes on this tree" ||
