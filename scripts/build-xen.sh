@@ -71,14 +71,20 @@ hypervisor() {
     rm -f "$ok"
     local label="build-xen: ${kind}hypervisor ($flavour)"
     stage_begin "$label" building "$dir/xen-$flavour.log"
-    # debug: defconfig + CONFIG_DEBUG=y; release: defconfig.  Xen rewrites
-    # .config while building, so the flavour is read back from it.
+    # debug: defconfig + CONFIG_DEBUG=y + CONFIG_SHADOW_PAGING=y (which PV
+    # guests' live migration needs, and 4.20's defconfig leaves out);
+    # release: defconfig.  Xen rewrites .config while building, so the
+    # flavour is read back from it.
     local want='^# CONFIG_DEBUG is not set$'
     [ "$flavour" = release ] || want='^CONFIG_DEBUG=y$'
-    if ! grep -q "$want" "$dir/xen/.config" 2>/dev/null; then
+    if ! grep -q "$want" "$dir/xen/.config" 2>/dev/null ||
+       { [ "$flavour" = debug ] &&
+         ! grep -q '^CONFIG_SHADOW_PAGING=y$' "$dir/xen/.config"; }; then
         $NONET make -s -C "$dir/xen" defconfig >/dev/null
         if [ "$flavour" = debug ]; then
-            sed -i 's/^# CONFIG_DEBUG is not set$/CONFIG_DEBUG=y/' "$dir/xen/.config"
+            sed -i -e 's/^# CONFIG_DEBUG is not set$/CONFIG_DEBUG=y/' \
+                -e 's/^# CONFIG_SHADOW_PAGING is not set$/CONFIG_SHADOW_PAGING=y/' \
+                "$dir/xen/.config"
             $NONET make -s -C "$dir/xen" olddefconfig >/dev/null
         fi
     fi
