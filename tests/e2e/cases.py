@@ -422,6 +422,7 @@ OTHER = [
     # online; at each step the topology and CPUID of the topo case LIKE
     dict(name='move-pv-layout-2x3', kind='move', like='pv-layout-2x3'),
     dict(name='move-pvh-layout-2x3', kind='move', like='pvh-layout-2x3'),
+    dict(name='move-pvh-layout-2x3-6.12', kind='move', like='pvh-layout-2x3', kernel='6.12'),
     dict(name='move-hvm-layout-2x3', kind='move', like='hvm-layout-2x3', group='hvm'),
     # Xen checks the IDs against the policy (packages of 2 IDs) before the
     # domain runs, and takes none once it has run; a policy set after them
@@ -456,9 +457,9 @@ def expand():
         extra = {}
         if 'like' in o:
             f = next(f for f in TOPO if f['family'] == o['like'])
-            extra = dict(expect=f['sysfs'].get(DOM0_KERNEL, f['sysfs'].get('*')),
+            extra = dict(expect=f['sysfs'].get(o.get('kernel', DOM0_KERNEL), f['sysfs'].get('*')),
                          cpuid=f['cpuid']['amd'])
-        out.append(dict(o, cpu='amd', kernel=DOM0_KERNEL, cfg=cfg,
+        out.append(dict(o, cpu='amd', kernel=o.get('kernel', DOM0_KERNEL), cfg=cfg,
                         type=cfg[0].split('"')[1], group=o.get('group', 'amd'), **extra))
     return out
 
