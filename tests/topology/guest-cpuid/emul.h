@@ -146,6 +146,9 @@ struct vcpu {
             uint64_t guest_efer;
             struct vlapic {
                 bool hw_disabled;   /* MSR_APIC_BASE.EN clear. */
+                struct {
+                    uint32_t x2apic_id; /* From the LAPIC save record. */
+                } hw;
             } vlapic;
         } hvm;
         struct {
@@ -158,6 +161,7 @@ extern struct vcpu *current;
 
 #define is_hvm_domain(d)        ((d)->hvm)
 #define is_pv_domain(d)         (!(d)->hvm)
+#define has_vlapic(d)           ((d)->hvm)
 #define is_hardware_domain(d)   ((d)->hardware)
 #define is_viridian_domain(d)   (is_hvm_domain(d) && (d)->viridian)
 #define hap_enabled(d)          (is_hvm_domain(d) && (d)->hap)

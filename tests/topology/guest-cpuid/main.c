@@ -117,7 +117,8 @@ static void make_domain(struct domain *d, struct vcpu v[], enum kind kind,
     d->hvm = kind != PV;
     d->hap = kind == PVH;
     d->arch.cpu_policy = p;
-    d->arch.vcpu_apic_id = apic_id;
+    /* PV IDs come by domctl, HVM and PVH ones in the LAPIC records. */
+    d->arch.vcpu_apic_id = kind == PV ? apic_id : NULL;
 
     for ( i = 0; i < NR_VCPUS; i++ )
     {
@@ -136,6 +137,7 @@ static void make_domain(struct domain *d, struct vcpu v[], enum kind kind,
         {
             v[i].arch.hvm.guest_cr[4] = X86_CR4_PAE;
             v[i].arch.hvm.guest_efer = EFER_LMA;
+            v[i].arch.hvm.vlapic.hw.x2apic_id = apic_id ? apic_id[i] : 2 * i;
         }
     }
 }
