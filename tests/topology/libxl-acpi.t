@@ -17,6 +17,7 @@
 # ACPI_SRC names another libxl_x86_acpi.c to test against TREE's libraries
 # (default: TREE's own).
 . "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/fake-xen.sh"
 set -u
 
 TREE=${TREE:-$BUILD/xen}
@@ -28,15 +29,8 @@ subject='libxl: allocate the whole vNUMA distance table of PVH guests'
 if [ ! -f "$light/libxenlight.a" ] || [ ! -f "$light/libxl_x86_acpi.c" ]; then
     bail "$TREE: tools not built (run 'make tools')"
 fi
-command -v valgrind >/dev/null || bail "valgrind missing (scripts/deps.sh)"
-
-libs=
-for d in ctrl guest call foreignmemory devicemodel toollog evtchn gnttab \
-         toolcore store hypfs; do
-    libs=${libs:+$libs:}$TREE/tools/libs/$d
-done
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+fake_xen_env ctrl guest call foreignmemory devicemodel toollog evtchn gnttab \
+    toolcore store hypfs
 
 # OUT ACPI_C CFLAGS...: the program, with ACPI_C as libxl_x86_acpi.c, built
 # with the flags libxl's own objects are built with.

@@ -5,6 +5,7 @@
 # checked by valgrind's memcheck and by an ASan/UBSan build of the program.
 # TREE (default build/xen) must have its tools built (`make tools`).
 . "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/fake-xen.sh"
 set -u
 
 TREE=${TREE:-$BUILD/xen}
@@ -13,15 +14,8 @@ dir=$(dirname "$0")
 
 [ -f "$TREE/tools/libs/ctrl/libxenctrl.so" ] ||
     bail "$TREE: tools not built (run 'make tools')"
-command -v valgrind >/dev/null || bail "valgrind missing (scripts/deps.sh)"
-
-libs=
-for d in ctrl guest call foreignmemory devicemodel toollog evtchn gnttab \
-         toolcore; do
-    libs=${libs:+$libs:}$TREE/tools/libs/$d
-done
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+fake_xen_env ctrl guest call foreignmemory devicemodel toollog evtchn gnttab \
+    toolcore
 
 build() { # OUT CFLAGS...
     local out=$1; shift

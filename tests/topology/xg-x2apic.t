@@ -8,6 +8,7 @@
 # context, is EINVAL and sets nothing.  Plain, under valgrind's memcheck,
 # and with ASan/UBSan.  TREE (default build/xen) must have its tools built.
 . "$(dirname "$0")/../lib/tap.sh"
+. "$(dirname "$0")/fake-xen.sh"
 set -u
 
 TREE=${TREE:-$BUILD/xen}
@@ -16,15 +17,8 @@ dir=$(dirname "$0")
 
 [ -f "$TREE/tools/libs/guest/libxenguest.so" ] ||
     bail "$TREE: tools not built (run 'make tools')"
-command -v valgrind >/dev/null || bail "valgrind missing (scripts/deps.sh)"
-
-libs=
-for d in ctrl guest call foreignmemory devicemodel toollog evtchn gnttab \
-         toolcore; do
-    libs=${libs:+$libs:}$TREE/tools/libs/$d
-done
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+fake_xen_env ctrl guest call foreignmemory devicemodel toollog evtchn gnttab \
+    toolcore
 
 build() { # OUT CFLAGS...
     local out=$1; shift
