@@ -994,6 +994,13 @@ def no_topology(d, c, console):
     return why
 
 
+def first_diff(want, got):
+    """'< LINE' for the first wanted line missing from GOT, '> LINE' for the
+    first line of GOT not wanted, as one string."""
+    return ' '.join([('< ' + w) for w in want if w not in got][:1] +
+                    [('> ' + g) for g in got if g not in want][:1])
+
+
 def topo_outcome(conf, case, rec):
     """One boot of a topology case: ('ok', detail), ('tcg', why: TCG's own
     death or hang, every line printed right) or ('fail', reason)."""
@@ -1025,10 +1032,10 @@ def topo_outcome(conf, case, rec):
             return 'tcg', why + ' (vCPUs spinning in %s)' % '/'.join(SPIN)
         return 'fail', why
     if got != want:
-        diff = [('< ' + w) for w in want if w not in got][:1] + [('> ' + g) for g in got if g not in want][:1]
+        diff = first_diff(want, got)
         if len(got) != len(want):
-            return 'fail', 'guest shows %d CPUs, want %d (diff: %s)' % (len(got), len(want), ' '.join(diff))
-        return 'fail', 'topology differs (< want, > got): ' + ' '.join(diff)
+            return 'fail', 'guest shows %d CPUs, want %d (diff: %s)' % (len(got), len(want), diff)
+        return 'fail', 'topology differs (< want, > got): ' + diff
     wf = os.path.join(out, c + '.cpuid-want')
     write(wf, case['cpuid'])
     write(os.path.join(out, c + '.console'), console)
@@ -1255,8 +1262,7 @@ def judge_move(conf, case, boots):
             # every package's last level cache map (its CPUID unchanged)
             lines, want = [re.sub(r' l3=\S+', '', l) for l in lines], [re.sub(r' l3=\S+', '', l) for l in want]
         if lines != want:
-            diff = [('< ' + w) for w in want if w not in lines][:1] + [('> ' + g) for g in lines if g not in want][:1]
-            return False, 'after %s, topology differs (< want, > got): %s' % (step, ' '.join(diff))
+            return False, 'after %s, topology differs (< want, > got): %s' % (step, first_diff(want, lines))
         rf = os.path.join(out, '%s.round%d' % (c, n))
         write(rf, got[n])
         rc, line = cpuid_check.check(rf, wf, rf + '.cpuid')
@@ -1278,9 +1284,8 @@ def judge_domctl(conf, case, boots):
         return False, 'xl create -p exited %s: %s' % (rc, first_error(txt))
     if got.strip() == case['expect'].strip():
         return True, ', '.join(l.split(': ', 1)[1] for l in got.strip().splitlines())
-    w, g = case['expect'].strip().splitlines(), got.strip().splitlines()
-    diff = [('< ' + x) for x in w if x not in g][:1] + [('> ' + x) for x in g if x not in w][:1]
-    return False, 'Xen answered otherwise (< want, > got): ' + ' '.join(diff)
+    return False, 'Xen answered otherwise (< want, > got): ' + first_diff(
+        case['expect'].strip().splitlines(), got.strip().splitlines())
 
 
 def live_vs_file(d, whole):
