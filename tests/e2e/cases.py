@@ -98,7 +98,7 @@ GROUPS = ['pvh', 'amd', 'intel', 'hvm']
 # chosen APIC IDs (one on each kernel) and the save, restore and migration
 BY_HAND = ['hvm-default-6.12', 'hvm-layout-2x2', 'hvm-layout-2x2-6.12',
            'hvm-vnuma-aligned', 'hvm-vnuma-aligned-6.12', 'hvm-layout-2x3',
-           'hvm-vnuma-321-6.12']
+           'hvm-vnuma-321-6.12', 'move-hvm-vnuma-321']
 
 
 # -- xl configurations -------------------------------------------------------
@@ -185,7 +185,6 @@ LAYOUTS = {
     # cpuid= overriding what cpu_topology sets, in both syntaxes
     'bad-cpuid-htt': PV4 + ['memory = 256', topo('cores=2'), 'cpuid = "host,htt=0"'],
     'bad-cpuid-nc': PV_2X2 + ['cpuid = [ "0x80000008:ecx=xxxxxxxxxxxxxxxxxxxxxxxx00000011" ]'],
-    'save-vnuma': PV_2X2,
     'domctl-apic-ids': PV_2X2,
 }
 
@@ -417,13 +416,15 @@ OTHER = [
          expect=r'cpu_topology="sockets=2,cores=2,threads=1" sets the CPUID topology fields that cpuid= overrides in leaf 0x1:'),
     dict(name='bad-cpuid-nc', kind='bad',
          expect=r'cpu_topology="vnuma" sets the CPUID topology fields that cpuid= overrides in leaf 0x80000008:'),
-    dict(name='save-vnuma', kind='save', expect='Cannot save a guest with vNUMA configured'),
     # move: xl save + restore, xl migrate to localhost, vCPU 1 offline and
     # online; at each step the topology and CPUID of the topo case LIKE
     dict(name='move-pv-layout-2x3', kind='move', like='pv-layout-2x3'),
+    dict(name='move-pv-vnuma-221-6.12', kind='move', like='pv-vnuma-221', kernel='6.12'),
+    dict(name='move-pvh-vnuma-321', kind='move', like='pvh-vnuma-321'),
     dict(name='move-pvh-layout-2x3', kind='move', like='pvh-layout-2x3'),
     dict(name='move-pvh-layout-2x3-6.12', kind='move', like='pvh-layout-2x3', kernel='6.12'),
     dict(name='move-hvm-layout-2x3', kind='move', like='hvm-layout-2x3', group='hvm'),
+    dict(name='move-hvm-vnuma-321', kind='move', like='hvm-vnuma-321', group='hvm'),
     # Xen checks the IDs against the policy (packages of 2 IDs) before the
     # domain runs, and takes none once it has run; a policy set after them
     # must fit them too

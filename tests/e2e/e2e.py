@@ -1195,30 +1195,6 @@ def judge_bad(conf, case, boots):
     return True, 'refused: ' + re.sub(r'^.*(cpu_topology)', r'\1', hit.group(0))[:110]
 
 
-def judge_save(conf, case, boots):
-    c = case['name']
-    d, rc, txt, b = created(conf, case, boots)
-    if rc is None:
-        return False, b['error'] or 'not run (dom0 stopped before it)'
-    save = read(os.path.join(d, c + '.save.txt'), '')
-    src, lst = (read(os.path.join(d, c + '.save.rc')) or '').strip(), read(os.path.join(d, c + '.xl-list.txt'), '')
-    write(os.path.join(conf['out'], c + '.log'), '# xl create: exit %s\n%s# xl save: exit %s\n%s# xl list afterwards\n%s'
-          % (rc, txt, src, save, lst))
-    if rc != '0':
-        return False, 'xl create exited %s: %s' % (rc, first_error(txt))
-    st = next((l.split()[4] for l in lst.splitlines() if l.split()[:1] == [c] and len(l.split()) > 4), '')
-    hit = re.search('.*(' + case['expect'] + ').*', save, re.I)
-    if src == '0':
-        return False, 'xl save accepted the guest'
-    if not hit:
-        return False, 'xl save failed without the expected message /%s/: %s' % (case['expect'], first_error(save))
-    if not st:
-        return False, 'the guest is gone after the refused xl save'
-    if re.search('[pscd]', st):
-        return False, 'the guest is not running after the refused xl save: state ' + st
-    return True, 'xl save refused, guest left in state %s: %s' % (st, hit.group(0).strip()[:100])
-
-
 MOVES = ('restore', 'migrate', 'cycle')
 
 
@@ -1235,7 +1211,8 @@ def rounds(console):
 
 
 def judge_move(conf, case, boots):
-    """Every round shows the topology and CPUID of the layout, as at boot."""
+    """Every round shows the topology and CPUID of the layout, as at boot,
+    and Xen holds the vNUMA layout it held at boot."""
     c, out = case['name'], conf['out']
     d, rc, txt, b = created(conf, case, boots)
     if rc is None:
@@ -1256,6 +1233,16 @@ def judge_move(conf, case, boots):
                                           'exit %s: %s' % (src, first_error(read(os.path.join(d, '%s.%s.txt' % (c, step)), ''))))
         if n not in got:
             return False, 'no topology after %s: %s' % (step, no_topology(d, c, console))
+        vn = read(os.path.join(d, '%s.vnuma.%d' % (c, n)))
+        if vn is None:
+            return False, "after %s, Xen's vNUMA layout was not recorded" % step
+        if n == 0:
+            vnuma0 = vn
+            if any(l.startswith('vnuma') for l in case['cfg']) and 'vnodes' not in vn:
+                return False, 'Xen holds no vNUMA layout for the guest at boot'
+        elif vn != vnuma0:
+            return False, "after %s, Xen's vNUMA layout differs (< boot, > now): %s" % (
+                step, first_diff(vnuma0.splitlines(), vn.splitlines()))
         lines = [l for l in got[n].splitlines() if re.match(r'cpu\d', l)]
         if step == 'cycle' and case['type'] == 'pv':
             # Linux 6.1 PV guests put a vCPU brought back online into
@@ -1408,8 +1395,8 @@ def judge_trace(conf, case, boots):
                      ' (no xentrace_format in this Xen)' if fmt is None else ' = xentrace_format', live))
 
 
-JUDGES = {'topo': judge_topo, 'bad': judge_bad, 'save': judge_save,
-          'move': judge_move, 'domctl': judge_domctl, 'trace': judge_trace}
+JUDGES = {'topo': judge_topo, 'bad': judge_bad, 'move': judge_move,
+          'domctl': judge_domctl, 'trace': judge_trace}
 
 
 def verdicts(conf, sel, boots):
