@@ -98,7 +98,11 @@ GROUPS = ['pvh', 'amd', 'intel', 'hvm']
 # chosen APIC IDs (one on each kernel) and the save, restore and migration
 BY_HAND = ['hvm-default-6.12', 'hvm-layout-2x2', 'hvm-layout-2x2-6.12',
            'hvm-vnuma-aligned', 'hvm-vnuma-aligned-6.12', 'hvm-layout-2x3',
-           'hvm-vnuma-321-6.12', 'move-hvm-vnuma-321']
+           'hvm-vnuma-321-6.12', 'move-hvm-vnuma-321', 'move-hvm-layout-2x2',
+           # a move-* case checks these at boot, before it moves the guest
+           'pv-layout-2x3', 'pv-vnuma-2x2', 'pv-vnuma-221-6.12', 'pv-apicid-321',
+           'pvh-layout-2x3', 'pvh-layout-2x3-6.12', 'pvh-vnuma-321',
+           'pvh-layout-2x2-6.12']
 
 
 # -- xl configurations -------------------------------------------------------
@@ -165,6 +169,8 @@ LAYOUTS = {
     # sockets/cores/threads without vNUMA; sockets filled in where left out
     'pv-layout-2x1x2': PV4 + ['memory = 256', topo('cores=1,threads=2')],
     'pv-layout-2x3': PV6 + ['memory = 256', topo('sockets=2,cores=3,apicid')],
+    'pv-layout-2x3-vcpus4': ['type = "pv"', 'vcpus = 4', 'maxvcpus = 6', 'memory = 256',
+                             topo('sockets=2,cores=3,apicid')],
     'pvh-layout-2x2': PVH4 + ['memory = 256', topo('cores=2')],
     'pvh-layout-2x3': PVH6 + ['memory = 256', topo('sockets=2')],
     'bad-no-vnuma': ['type = "pv"', 'memory = 256', 'vcpus = 4', topo('vnuma')],
@@ -418,13 +424,21 @@ OTHER = [
          expect=r'cpu_topology="vnuma" sets the CPUID topology fields that cpuid= overrides in leaf 0x80000008:'),
     # move: xl save + restore, xl migrate to localhost, vCPU 1 offline and
     # online; at each step the topology and CPUID of the topo case LIKE
+    dict(name='move-pv-vnuma-2x2', kind='move', like='pv-vnuma-2x2'),
     dict(name='move-pv-layout-2x3', kind='move', like='pv-layout-2x3'),
+    dict(name='move-pv-apicid-321', kind='move', like='pv-apicid-321'),
+    # vcpus < maxvcpus: 4 of the 6 vCPUs up at boot, the other two brought
+    # up by xl vcpu-set, then saved and restored
+    dict(name='move-pv-layout-2x3-vcpuset', kind='move', like='pv-layout-2x3',
+         layout='pv-layout-2x3-vcpus4', steps=('vcpuset', 'restore')),
     dict(name='move-pv-vnuma-221-6.12', kind='move', like='pv-vnuma-221', kernel='6.12'),
+    dict(name='move-pvh-layout-2x2-6.12', kind='move', like='pvh-layout-2x2', kernel='6.12'),
     dict(name='move-pvh-vnuma-321', kind='move', like='pvh-vnuma-321'),
     dict(name='move-pvh-layout-2x3', kind='move', like='pvh-layout-2x3'),
     dict(name='move-pvh-layout-2x3-6.12', kind='move', like='pvh-layout-2x3', kernel='6.12'),
     dict(name='move-hvm-layout-2x3', kind='move', like='hvm-layout-2x3', group='hvm'),
     dict(name='move-hvm-vnuma-321', kind='move', like='hvm-vnuma-321', group='hvm'),
+    dict(name='move-hvm-layout-2x2', kind='move', like='hvm-layout-2x2', group='hvm'),
     # Xen checks the IDs against the policy (packages of 2 IDs) before the
     # domain runs, and takes none once it has run; a policy set after them
     # must fit them too

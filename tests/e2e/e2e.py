@@ -459,7 +459,8 @@ grep -E '^(processor|apicid|initial apicid|vendor_id)' /proc/cpuinfo | tr '\t' '
 # e2e.rounds: stay up for dom0 (dom0-init: move) to save, restore and
 # migrate the guest, reporting again at each "round N WHAT" it types on
 # the console; "cycle" takes vCPU 1 offline and online first (INIT must
-# keep its APIC ID), "quit" powers off
+# keep its APIC ID), "vcpuset" brings up the vCPUs xl vcpu-set added,
+# "quit" powers off
 if grep -q e2e.rounds /proc/cmdline; then
     echo E2E-WAITING
     while read -r w rn what; do
@@ -468,6 +469,15 @@ if grep -q e2e.rounds /proc/cmdline; then
         "round cycle")
             echo 0 > /sys/devices/system/cpu/cpu1/online
             echo 1 > /sys/devices/system/cpu/cpu1/online ;;
+        "round vcpuset")
+            # dom0 ran xl vcpu-set: bring up every vCPU it added
+            i=0
+            until [ "$(cat /sys/devices/system/cpu/online)" = "$(cat /sys/devices/system/cpu/possible)" ] || [ $i -ge 30 ]; do
+                for o in /sys/devices/system/cpu/cpu[0-9]*/online; do
+                    [ "$(cat $o)" = 0 ] && echo 1 > $o
+                done
+                sleep 1; i=$((i + 1))
+            done ;;
         esac
         [ "$w" = round ] || continue
         echo "E2E-ROUND-BEGIN $rn $what"
@@ -620,6 +630,8 @@ def build_dom0(conf, kern, sel_all):
             kinds.append('%s topo %s' % (TRACE_GUEST, kernel_path(c['kernel'])))
         else:
             write(os.path.join(r, 'e2e/cases', c['name'] + '.cfg'), case_cfg(conf, c))
+            if c['kind'] == 'move':
+                write(os.path.join(r, 'e2e/cases', c['name'] + '.steps'), ' '.join(c.get('steps', MOVES)) + '\n')
             kinds.append('%s %s %s' % (c['name'], c['kind'], kernel_path(c['kernel'])))
     write(os.path.join(r, 'e2e/kinds'), '\n'.join(kinds) + '\n')
     os.makedirs(os.path.join(r, 'e2e/bin'))
@@ -634,6 +646,14 @@ def build_dom0(conf, kern, sel_all):
                   '-lxenguest', '-lxenctrl'])
         if cc.returncode:
             raise Setup('apic-ids does not build: ' + cc.stderr.strip()[-200:])
+    # the move cases' view of Xen's vNUMA layout
+    cc = run(['gcc', '-O2', '-Wall', '-Werror', '-D__XEN_TOOLS__',
+              '-I' + os.path.join(conf['tree'], 'tools/include'),
+              '-o', os.path.join(r, 'e2e/bin/vnuma-info'), os.path.join(E2E, 'vnuma-info.c'),
+              '-L' + os.path.join(inst, 'usr/lib'), '-Wl,-rpath-link,' + os.path.join(inst, 'usr/lib'),
+              '-lxenctrl'])
+    if cc.returncode:
+        raise Setup('vnuma-info does not build: ' + cc.stderr.strip()[-200:])
     shutil.copy(os.path.join(E2E, 'dom0-init'), os.path.join(r, 'init'))
     os.chmod(os.path.join(r, 'init'), 0o755)
     mkcpio(r, os.path.join(conf['out'], 'dom0.img'))
@@ -645,7 +665,7 @@ def images_key(conf, kern):
     dm = conf.get('dm') and read(os.path.join(conf['dm'], '.from'))
     h.update(repr((sorted((v, k['path']) for v, k in kern.items()), dm,
                    conf['guest_extra'], conf['guest_cfg'], conf['plain'])).encode())
-    for f in ('dom0-init', 'cases.py', 'e2e.py', 'apic-ids.c', 'cpuid-dump.c'):
+    for f in ('dom0-init', 'cases.py', 'e2e.py', 'apic-ids.c', 'cpuid-dump.c', 'vnuma-info.c'):
         h.update(read(os.path.join(E2E, f), '').encode())
     with open(conf['pi_stats'], 'rb') as f:
         h.update(f.read())
@@ -1222,10 +1242,19 @@ def judge_move(conf, case, boots):
     console = (read(os.path.join(d, c + '.console')) or '').replace('\r', '')
     write(os.path.join(out, c + '.console'), console)
     got = rounds(console)
-    want = case['expect'].splitlines()
+    steps = case.get('steps', MOVES)
+    full = case['expect'].splitlines()
+    # a guest started with fewer vCPUs than maxvcpus shows the first ones
+    # alone until xl vcpu-set brings the others up
+    up = next((int(l.split('=')[1]) for l in case['cfg'] if l.startswith('vcpus')), len(full))
     wf = os.path.join(out, c + '.cpuid-want')
-    write(wf, case['cpuid'])
-    for n, step in enumerate(('boot',) + MOVES):
+    hotplugged = False
+    for n, step in enumerate(('boot',) + steps):
+        if n == 0 or step == 'vcpuset':
+            want = full if step == 'vcpuset' else online_only(full, up)
+            write(wf, case['cpuid'] if step == 'vcpuset' else
+                  ''.join(l + '\n' for l in case['cpuid'].splitlines()
+                          if not re.match(r'cpu(\d+)', l) or int(re.match(r'cpu(\d+)', l).group(1)) < up))
         if step != 'boot':
             src = (read(os.path.join(d, '%s.%s.rc' % (c, step))) or '').strip()
             if src != '0':
@@ -1243,9 +1272,12 @@ def judge_move(conf, case, boots):
         elif vn != vnuma0:
             return False, "after %s, Xen's vNUMA layout differs (< boot, > now): %s" % (
                 step, first_diff(vnuma0.splitlines(), vn.splitlines()))
-        lines = [l for l in got[n].splitlines() if re.match(r'cpu\d', l)]
-        if step == 'cycle' and case['type'] == 'pv':
-            # Linux 6.1 PV guests put a vCPU brought back online into
+        # (a vCPU that is not up has no topology)
+        lines = [l for l in got[n].splitlines() if re.match(r'cpu\d+ package=\d', l)]
+        if step in ('cycle', 'vcpuset') and case['type'] == 'pv':
+            hotplugged = True
+        if hotplugged:
+            # Linux 6.1 PV guests put a vCPU brought online after boot into
             # every package's last level cache map (its CPUID unchanged)
             lines, want = [re.sub(r' l3=\S+', '', l) for l in lines], [re.sub(r' l3=\S+', '', l) for l in want]
         if lines != want:
@@ -1257,7 +1289,39 @@ def judge_move(conf, case, boots):
             return False, 'after %s, CPUID: %s' % (step, line)
     secs = (read(os.path.join(d, c + '.secs')) or '?').strip()
     return True, '%d CPUs, the same topology and CPUID at boot and after %s, %s s' % (
-        len(want), ', '.join(MOVES), secs)
+        len(full), ', '.join(steps), secs)
+
+
+def cpulist(s):
+    """A Linux CPU list ('0-2,4') as a set."""
+    out = set()
+    for part in filter(None, s.split(',')):
+        a, _, b = part.partition('-')
+        out.update(range(int(a), int(b or a) + 1))
+    return out
+
+
+def cpulist_str(cpus):
+    """A set of CPUs as Linux writes its lists."""
+    out, cpus = [], sorted(cpus)
+    while cpus:
+        a = b = cpus.pop(0)
+        while cpus and cpus[0] == b + 1:
+            b = cpus.pop(0)
+        out.append('%d' % a if a == b else '%d-%d' % (a, b))
+    return ','.join(out)
+
+
+def online_only(lines, up):
+    """The sysfs lines of vCPUs 0 to UP-1, their sibling and cache lists cut
+    to those vCPUs, as a guest with only them up shows them."""
+    out = []
+    for l in lines:
+        if int(re.match(r'cpu(\d+)', l).group(1)) >= up:
+            continue
+        out.append(re.sub(r'(core_siblings|l3)=([\d,-]+)',
+                          lambda m: '%s=%s' % (m.group(1), cpulist_str(cpulist(m.group(2)) & set(range(up)))), l))
+    return out
 
 
 def judge_domctl(conf, case, boots):
