@@ -13,7 +13,7 @@ export JOBS NONET XEN_SRC BASE TREE
 
 .PHONY: help deps tree pq-import pq-export submission xen xen-debug xen-release tools \
 	series-check matrix abi-check pi-stats pi-harness qemu e2e e2e-shell e2e-flake xen-stock bench \
-	fuzz model demo check check-matrix
+	fuzz model demo check check-matrix e2e-stock-compare
 
 help:
 	@echo "make demo          the bound, off against on, then build the patched Xen"
@@ -32,6 +32,7 @@ help:
 	@echo "make e2e           boot the patched Xen under QEMU with real guests (build/e2e)"
 	@echo "make e2e-shell     boot it and leave you at a dom0 shell"
 	@echo "make e2e-flake     PVH death rate p0 under TCG on stock Xen (RUNS=10)"
+	@echo "make e2e-stock-compare  default guests' CPUID, topology and ACPI tables: series = stock"
 	@echo "make xen-stock     Xen from the base alone, no patch (build/xen-stock)"
 	@echo "make qemu          the boot test's QEMU: Debian's, rebuilt with tests/e2e/qemu/*.patch"
 	@echo "make bench         pi-stats vs xenalyze, and the harness figures"
@@ -119,6 +120,10 @@ xen-stock: tree
 RUNS ?= 10
 e2e-flake: xen-debug tools xen-stock pi-stats qemu
 	@/usr/bin/python3 tests/e2e/e2e.py --flake $(RUNS)
+
+# Default guests on the series and on the base alone, field by field.
+e2e-stock-compare: xen-debug tools xen-stock pi-stats qemu
+	@/usr/bin/python3 tests/e2e/stock_compare.py
 
 bench: pi-harness tools
 	@$(MAKE) -s -C tools/pi-stats bench

@@ -2,7 +2,7 @@
  * Guest side of the e2e topology cases: print the CPUID leaves that carry
  * the CPU topology, as each online CPU of the guest sees them.
  *
- * usage: cpuid-dump [--xen]
+ * usage: cpuid-dump [--xen] [--all]
  *
  * --xen executes CPUID with Xen's forced emulation prefix (ud2; "xen";
  * cpuid), which Xen handles for PV guests, in user mode too; a plain CPUID
@@ -15,6 +15,12 @@
  * leaf 1; leaf 4 until the cache type is 0 and leaf 0xb until the level
  * type is 0 (when the largest basic leaf reaches them); 0x80000001,
  * 0x80000008, 0x8000001e (when the largest extended leaf reaches them).
+ *
+ * --all prints every leaf up to the largest basic, hypervisor (from
+ * 0x40000000, and 0x40000100 where Xen's leaves move with viridian) and
+ * extended one instead: leaves 4 and 0x8000001d until the cache type is 0,
+ * 0xb and 0x1f until the level type is 0, and of the others subleaf 0 and
+ * each subleaf up to 63 that is not zero and not subleaf 0 again.
  * Exit status 0; 1 with one line on stderr when a CPU cannot be pinned;
  * 2 on bad usage.
  */
@@ -48,7 +54,7 @@ static uint32_t dump(int cpu, uint32_t leaf, uint32_t sub, int reg)
     uint32_t r[4];
 
     cpuid(leaf, sub, r);
-    printf("cpuid cpu=%d leaf=%#x sub=%u eax=%#x ebx=%#x ecx=%#x edx=%#x\n",
+    printf("cpuid cpu=%d leaf=0x%x sub=%u eax=%#x ebx=%#x ecx=%#x edx=%#x\n",
            cpu, leaf, sub, r[0], r[1], r[2], r[3]);
     return r[reg];
 }
@@ -63,19 +69,51 @@ static void dump_subleaves(int cpu, uint32_t leaf, int reg, uint32_t mask)
             break;
 }
 
+/* --all: leaves FIRST to LAST (at most 0x100 of them) */
+static void dump_range(int cpu, uint32_t first, uint32_t last)
+{
+    uint32_t leaf, sub, r0[4], r[4];
+
+    for ( leaf = first; leaf <= last && leaf - first < 0x100; leaf++ )
+    {
+        switch ( leaf )
+        {
+        case 0x4: case 0x8000001d:
+            dump_subleaves(cpu, leaf, 0, 0x1f);
+            continue;
+
+        case 0xb: case 0x1f:
+            dump_subleaves(cpu, leaf, 2, 0xff00);
+            continue;
+        }
+
+        cpuid(leaf, 0, r0);
+        dump(cpu, leaf, 0, 0);
+        for ( sub = 1; sub < 64; sub++ )
+        {
+            cpuid(leaf, sub, r);
+            if ( memcmp(r, r0, sizeof(r)) && (r[0] | r[1] | r[2] | r[3]) )
+                dump(cpu, leaf, sub, 0);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     cpu_set_t all, one;
-    uint32_t r[4], max_basic, max_extd;
-    int cpu;
+    uint32_t r[4], max_basic, max_extd, base;
+    int cpu, i, every = 0;
 
-    if ( argc == 2 && !strcmp(argv[1], "--xen") )
-        use_xen = 1;
-    else if ( argc != 1 )
-    {
-        fprintf(stderr, "usage: %s [--xen]\n", argv[0]);
-        return 2;
-    }
+    for ( i = 1; i < argc; i++ )
+        if ( !strcmp(argv[i], "--xen") )
+            use_xen = 1;
+        else if ( !strcmp(argv[i], "--all") )
+            every = 1;
+        else
+        {
+            fprintf(stderr, "usage: %s [--xen] [--all]\n", argv[0]);
+            return 2;
+        }
 
     if ( sched_getaffinity(0, sizeof(all), &all) )
     {
@@ -100,6 +138,19 @@ int main(int argc, char **argv)
         max_basic = r[0];
         cpuid(0x80000000, 0, r);
         max_extd = r[0];
+
+        if ( every )
+        {
+            dump_range(cpu, 0, max_basic);
+            for ( base = 0x40000000; base <= 0x40000100; base += 0x100 )
+            {
+                cpuid(base, 0, r);
+                if ( r[0] >= base && r[0] < base + 0x100 )
+                    dump_range(cpu, base, r[0]);
+            }
+            dump_range(cpu, 0x80000000, max_extd);
+            continue;
+        }
 
         dump(cpu, 1, 0, 0);
         if ( max_basic >= 4 )

@@ -73,6 +73,20 @@ for l in open(sys.argv[1]):
                  lambda m: m[1] + hex(int(m[2], 16) & 0xffffff), l), end="")' "$1"
 }
 is "$(no_apic_id "$tmp/san.txt")" "$(no_apic_id "$tmp/host.txt")" "sanitized cpuid-dump prints the same"
+# --all: every leaf from 0 to the largest basic one, each CPU; the leaves
+# the plain dump prints among them, with the same values
+"$tmp/dump-san" --all > "$tmp/all.txt" 2> "$tmp/all.err"
+is "$?:$(cat "$tmp/all.err")" "0:" "cpuid-dump --all (sanitized): exit 0, no report"
+is "$(grep -cvE "$re" "$tmp/all.txt")" 0 "--all: every line has the documented form"
+max=$(sed -n "s/^cpuid cpu=$first leaf=0x0 sub=0 eax=\([^ ]*\) .*/\1/p" "$tmp/all.txt")
+basic=0
+for l in $(sed -n "s/^cpuid cpu=$first leaf=\(0x[0-9a-f]*\) sub=0 .*/\1/p" "$tmp/all.txt"); do
+    [ $((l)) -le $((max)) ] && basic=$((basic + 1))
+done
+is "$basic" "$((max + 1))" \
+    "--all: CPU $first has subleaf 0 of each basic leaf 0 to $max"
+is "$(no_apic_id "$tmp/all.txt" | grep -F -x -f <(no_apic_id "$tmp/host.txt") | wc -l)" \
+   "$(wc -l < "$tmp/host.txt")" "--all: the plain dump's lines are all among them"
 
 # -- cpuid_check.py -------------------------------------------------------------
 check() { # CONSOLE EXPECTED -> "rc: message"

@@ -454,6 +454,19 @@ grep -q e2e.rounds /proc/cmdline && dmesg -n 2
 echo E2E-GUEST-BEGIN
 report
 echo E2E-GUEST-END
+# e2e.compare (stock_compare.py): every CPUID leaf, and each ACPI table's hash
+if grep -q e2e.compare /proc/cmdline; then
+    echo E2E-COMPARE-BEGIN
+    if [ "$(cat /sys/hypervisor/guest_type 2>/dev/null)" = PV ]; then
+        /bin/cpuid-dump --xen --all
+    else
+        /bin/cpuid-dump --all
+    fi
+    for t in /sys/firmware/acpi/tables/*; do
+        [ -f "$t" ] && echo "acpi ${t##*/} $(md5sum < "$t" | cut -d' ' -f1)"
+    done
+    echo E2E-COMPARE-END
+fi
 echo "info online=$(cat /sys/devices/system/cpu/online) nodes=$(cat /sys/devices/system/node/online 2>/dev/null)"
 grep -E '^(processor|apicid|initial apicid|vendor_id)' /proc/cpuinfo | tr '\t' ' ' | sed 's/^/info /'
 # e2e.rounds: stay up for dom0 (dom0-init: move) to save, restore and
