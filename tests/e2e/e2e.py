@@ -1264,10 +1264,9 @@ def judge_move(conf, case, boots):
     hotplugged = False
     for n, step in enumerate(('boot',) + steps):
         if n == 0 or step == 'vcpuset':
-            want = full if step == 'vcpuset' else online_only(full, up)
-            write(wf, case['cpuid'] if step == 'vcpuset' else
-                  ''.join(l + '\n' for l in case['cpuid'].splitlines()
-                          if not re.match(r'cpu(\d+)', l) or int(re.match(r'cpu(\d+)', l).group(1)) < up))
+            k = len(full) if step == 'vcpuset' else up
+            want = online_only(full, k)
+            write(wf, ''.join(l + '\n' for l in case['cpuid'].splitlines() if vcpu_of(l, k) < k))
         if step != 'boot':
             src = (read(os.path.join(d, '%s.%s.rc' % (c, step))) or '').strip()
             if src != '0':
@@ -1325,12 +1324,18 @@ def cpulist_str(cpus):
     return ','.join(out)
 
 
+def vcpu_of(line, default):
+    """The vCPU a 'cpuN ...' line is about, DEFAULT for another line."""
+    m = re.match(r'cpu(\d+)', line)
+    return int(m.group(1)) if m else default - 1
+
+
 def online_only(lines, up):
     """The sysfs lines of vCPUs 0 to UP-1, their sibling and cache lists cut
     to those vCPUs, as a guest with only them up shows them."""
     out = []
     for l in lines:
-        if int(re.match(r'cpu(\d+)', l).group(1)) >= up:
+        if vcpu_of(l, up) >= up:
             continue
         out.append(re.sub(r'(core_siblings|l3)=([\d,-]+)',
                           lambda m: '%s=%s' % (m.group(1), cpulist_str(cpulist(m.group(2)) & set(range(up)))), l))

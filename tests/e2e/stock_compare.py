@@ -7,8 +7,8 @@ usage: stock_compare.py [--judge] [CASE...]
 Boots each tree (build/xen, the series; build/xen-stock, the base) with the
 boot test (e2e.py, its results in OUT/series and OUT/stock; OUT is
 E2E_COMPARE_OUT, by default build/e2e-compare; --judge compares the
-results there again, without booting) and the default cases (or the CASEs named), each guest printing with
-e2e.compare on its command line: the topology Linux derived, every CPUID
+results there again, without booting) and the default cases (or the
+CASEs named), each guest printing with e2e.compare on its command line: the topology Linux derived, every CPUID
 leaf of every vCPU (cpuid-dump --all) and a hash of each ACPI table.  Then
 compares the two, line by line, case by case.
 
@@ -25,9 +25,11 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cases import TREES  # noqa: E402  (the boot test's trees)
+
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
 E2E = os.path.join(TOP, 'tests', 'e2e', 'e2e.py')
-TREES = {'series': 'build/xen', 'stock': 'build/xen-stock'}
 DEFAULTS = ['pv-default', 'pv-default-6.12', 'pv-default-intel',
             'pvh-default', 'pvh-default-6.12', 'hvm-default']
 # Xen's TSC calibration: another value each boot
@@ -54,16 +56,14 @@ def main(argv):
         return 2
     root = os.path.abspath(os.environ.get('E2E_COMPARE_OUT') or os.path.join(TOP, 'build', 'e2e-compare'))
     out = {name: os.path.join(root, name) for name in TREES}
-    for name, tree in TREES.items():
-        if judge:
-            break
-        if not os.path.exists(os.path.join(TOP, tree, 'dist', 'install', 'usr', 'sbin', 'xl')):
-            print('stock_compare: %s: no tools in %s (make %s)' % (name, tree,
-                  'tools' if name == 'series' else 'xen-stock'), file=sys.stderr)
-            return 2
-    for name, tree in TREES.items():
-        if judge:
-            break
+    missing = [n for n, t in TREES.items()
+               if not os.path.exists(os.path.join(TOP, t, 'dist', 'install', 'usr', 'sbin', 'xl'))]
+    if missing and not judge:
+        n = missing[0]
+        print('stock_compare: %s: no tools in %s (make %s)' % (n, TREES[n],
+              'tools' if n == 'series' else 'xen-stock'), file=sys.stderr)
+        return 2
+    for name, tree in ({} if judge else TREES).items():
         env = dict(os.environ, TREE=os.path.join(TOP, tree), E2E_OUT=out[name],
                    E2E_CASES=' '.join(cases), E2E_GUEST_EXTRA='e2e.compare')
         print('stock_compare: booting %s (%s)' % (name, tree), flush=True)
