@@ -12,9 +12,11 @@
  * domain's counts filled in when the caller's are too small, then the
  * vmemranges, the nr_vnodes * nr_vnodes distances and the vCPU map).
  *
- * Usage: libxl-acpi NR_VNODES VCPU_TO_VNODE DISTANCES
+ * Usage: libxl-acpi NR_VNODES VCPU_TO_VNODE DISTANCES [APIC_IDS]
  *   VCPU_TO_VNODE: the vnode of each vCPU, comma separated;
- *   DISTANCES: NR_VNODES * NR_VNODES distances, row by row, comma separated.
+ *   DISTANCES: NR_VNODES * NR_VNODES distances, row by row, comma separated;
+ *   APIC_IDS: the vCPUs' APIC IDs cpu_topology chose, comma separated, as
+ *   libxl__build_pre() leaves them in the build state (default: none).
  * Vnode k gets the memory range [k * 256 MiB, (k + 1) * 256 MiB).
  *
  * The layout goes to the fake Xen through libxenctrl's
@@ -322,7 +324,8 @@ static int parse_list(const char *s, unsigned int *out, unsigned int max)
 
 int main(int argc, char **argv)
 {
-    unsigned int vdistance[MAX_VNODES * MAX_VNODES];
+    unsigned int vdistance[MAX_VNODES * MAX_VNODES], ids[MAX_VCPUS];
+    uint8_t apic_id[MAX_VCPUS];
     unsigned int vcpu_to_vnode[MAX_VCPUS], vnode_to_pnode[MAX_VNODES];
     xen_vmemrange_t vmemrange[MAX_VNODES];
     unsigned int nr_vnodes, i;
@@ -334,17 +337,20 @@ int main(int argc, char **argv)
     libxl_ctx ctx = { 0 };
     libxl__gc gc[1];
 
-    if ( argc != 4 ||
+    if ( argc < 4 || argc > 5 ||
          (nr_vnodes = strtoul(argv[1], NULL, 10)) == 0 ||
          nr_vnodes > MAX_VNODES ||
          (nr_vcpus = parse_list(argv[2], vcpu_to_vnode, MAX_VCPUS)) < 0 ||
          (nr_dist = parse_list(argv[3], vdistance, MAX_VNODES * MAX_VNODES))
-         != nr_vnodes * nr_vnodes )
+         != nr_vnodes * nr_vnodes ||
+         (argc == 5 && parse_list(argv[4], ids, MAX_VCPUS) != nr_vcpus) )
     {
-        fprintf(stderr,
-                "usage: libxl-acpi NR_VNODES VCPU_TO_VNODE DISTANCES\n");
+        fprintf(stderr, "usage: libxl-acpi NR_VNODES VCPU_TO_VNODE DISTANCES"
+                " [APIC_IDS]\n");
         return 2;
     }
+    for ( i = 0; argc == 5 && i < nr_vcpus; i++ )
+        apic_id[i] = ids[i];
     for ( i = 0; i < nr_vnodes; i++ )
     {
         vnode_to_pnode[i] = 0;
@@ -404,7 +410,7 @@ int main(int argc, char **argv)
     if ( xc_dom_set_arch_hooks(dom) )
         return 1;
 
-    rc = libxl__dom_load_acpi(gc, &b_info, dom);
+    rc = libxl__dom_load_acpi(gc, &b_info, argc == 5 ? apic_id : NULL, dom);
     printf("load_acpi %d\n", rc);
     if ( !rc )
         read_tables(dom);

@@ -6,7 +6,8 @@
 # init_acpi_config() must read the layout back from Xen (a size
 # probe answered with ENOBUFS, then the arrays) and the guest's SLIT and
 # SRAT must hold exactly the distances, vCPU vnodes and memory ranges given
-# (for 1, 2, 3 and 4 vnodes).
+# (for 1, 2, 3 and 4 vnodes), with the APIC IDs 2 * vcpu_id, or those
+# cpu_topology chose, which libxl__build_pre() leaves in the build state.
 # Plain, with ASan/UBSan and under valgrind's memcheck: Xen hands back
 # nr_vnodes * nr_vnodes distances, and a table allocated for nr_vnodes of
 # them overflows from 2 vnodes on (a heap-buffer-overflow in
@@ -56,20 +57,24 @@ build() {
         { sed 's/^/# /' "$out.log" | head -n 20; return 1; }
 }
 
-# The layouts: NAME NR_VNODES VCPU_TO_VNODE DISTANCES.  Every distance
-# differs, so that a table read in the wrong order shows.
+# The layouts: NAME NR_VNODES VCPU_TO_VNODE DISTANCES [APIC_IDS].  Every
+# distance differs, so that a table read in the wrong order shows.
 layouts=(
     "1vnode 1 0,0 10"
     "2vnodes 2 0,1,1,0 10,21,22,10"
     "3vnodes 3 0,0,1,1,2,2 10,21,22,23,10,25,26,27,10"
     "4vnodes 4 0,1,2,3,3,2,1,0 10,20,21,22,23,10,24,25,26,27,10,28,29,30,31,10"
+    "3vnodes-chosen 3 0,0,0,1,1,2 10,21,22,23,10,25,26,27,10 0,1,2,4,5,8"
 )
 
-# What the guest must find for NR_VNODES VCPU_TO_VNODE DISTANCES: libxl
-# gives vCPU i APIC ID 2i; libxl-acpi.c gives vnode k [k, k+1) * 256 MiB.
+# What the guest must find for NR_VNODES VCPU_TO_VNODE DISTANCES [APIC_IDS]:
+# vCPU i has APIC ID 2i unless chosen; vnode k [k, k+1) * 256 MiB.
 want() {
-    local n=$1 v2n=$2 dist=$3 i v nv=0 cpus='' mem=''
-    for v in ${v2n//,/ }; do cpus+=" $((2 * nv)):$v"; nv=$((nv + 1)); done
+    local n=$1 v2n=$2 dist=$3 i v nv=0 cpus='' mem='' ids
+    read -r -a ids <<<"${4//,/ }"
+    for v in ${v2n//,/ }; do
+        cpus+=" ${ids[nv]:-$((2 * nv))}:$v"; nv=$((nv + 1))
+    done
     for ((i = 0; i < n; i++)); do
         mem+=" $i:$(printf '%#x-%#x' $((i << 28)) $(((i + 1) << 28)))"
     done
@@ -82,15 +87,15 @@ want() {
 
 # run LABEL PROG [WRAPPER...]: each layout through PROG, checked.
 run() {
-    local label=$1 prog=$2 l name n v2n dist out rc; shift 2
+    local label=$1 prog=$2 l name n v2n dist ids out rc; shift 2
     for l in "${layouts[@]}"; do
-        read -r name n v2n dist <<<"$l"
+        read -r name n v2n dist ids <<<"$l"
         out=$(LD_LIBRARY_PATH=$libs ASAN_OPTIONS=detect_leaks=1 \
-              "$@" "$prog" "$n" "$v2n" "$dist" 2>"$tmp/err")
+              "$@" "$prog" "$n" "$v2n" "$dist" $ids 2>"$tmp/err")
         rc=$?
         is "$rc" 0 "$label, $name: exits 0, no error found"
         [ "$rc" = 0 ] || grep -v '^=*$' "$tmp/err" | head -n 8 | sed 's/^/# /'
-        is "$out" "$(want "$n" "$v2n" "$dist")" \
+        is "$out" "$(want "$n" "$v2n" "$dist" "$ids")" \
             "$label, $name: Xen's answers, and the SLIT and SRAT the guest gets"
     done
 }
