@@ -52,6 +52,13 @@ check_submission() {
     ok "master: and give the queue's tree" \
         test "$(git -C "$work/sub-am" rev-parse 'HEAD^{tree}')" = \
              "$(git -C "$TREE" rev-parse 'HEAD^{tree}')"
+    # The topology series needs the fixes (PVH vNUMA), not the PI series.
+    git -C "$work/sub-am" checkout -q -b alone HEAD~$(($(ls "$sub"/2-*/*.patch "$sub"/3-*/*.patch | wc -l) - 2))
+    ok "master: the topology series applies on the base and the fixes alone" \
+        bash -c 'for f in "$1"/3-*/*.patch; do
+                     case $f in */0000-cover-letter.patch) continue ;; esac
+                     git -C "$2" -c user.name=t -c user.email=t@t am -q "$f" ||
+                         exit 1; done' _ "$sub" "$work/sub-am"
 }
 
 # run_base BASE SRC: the checks above for one base (SRC may be empty).
