@@ -2,7 +2,7 @@
 
 Expected values are written here by hand, from
 docs/misc/vnuma-cpu-topology.pandoc (the docs patch), how Linux derives its
-topology, x86_topo_from_vnuma() (xen/lib/x86/policy.c), guest_cpuid() and
+topology, x86_topo_from_packages() (xen/lib/x86/policy.c), guest_cpuid() and
 recalculate_misc() (xen/arch/x86/cpuid.c, cpu-policy.c),
 xc_cpuid_apply_policy() (tools/libs/guest/xg_cpuid_x86.c) and QEMU's CPU
 model; nothing is derived from a run.  tests/e2e/e2e.py reads this module.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Xen's own CPU policy unit tests (tools/tests/cpu-policy), built from the
-# patched tree, with the topology cases of x86_topo_from_vnuma() and
+# patched tree, with the topology cases of x86_topo_from_packages() and
 # x86_topo_from_layout().
 # TREE (default build/xen) must have its tools configured (`make tools`).
 . "$(dirname "$0")/../lib/tap.sh"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # guest_cpuid() of the tree (xen/arch/x86/cpuid.c) run in userspace by
 # tests/topology/guest-cpuid, for CPUID leaf 0xb: with a topology that
-# x86_topo_from_vnuma() described (2 vCPUs per package), HVM and PVH vCPUs
+# x86_topo_from_packages() described (2 vCPUs per package), HVM and PVH vCPUs
 # report their x2APIC ID (2 * vcpu_id) with x2APIC on and off, and PV, PVH
 # and HVM vCPUs their toolstack-chosen APIC ID in leaves 1 and 0xb (IDs
 # 128-255 in leaf 1), a PV vCPU without one upstream's 0 and 2 * vcpu_id;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * guest-cpuid: what guest_cpuid() of the tree answers in leaf 0xb, for
- * policies whose topology x86_topo_from_vnuma() (the tree's, as the
+ * policies whose topology x86_topo_from_packages() (the tree's, as the
  * toolstack runs it) describes and for policies that describe none.
  *
  * Prints "cases N", then one line per case: "ok: NAME" when it held,
@@ -170,10 +170,10 @@ static void test_hvm_described(void)
     for ( x2apic = 0; x2apic < 2; x2apic++ )
     {
         intel_policy(&p, x2apic);
-        rc = x86_topo_from_vnuma(&p, map, NR_VCPUS, X86_TOPO_HVM_IDS,
-                                 NULL, NULL);
+        rc = x86_topo_from_packages(&p, map, NR_VCPUS, X86_TOPO_HVM_IDS,
+                                    NULL, NULL);
         snprintf(name, sizeof(name),
-                 "x2apic=%s: x86_topo_from_vnuma() describes HVM 2x2 in leaf 0xb",
+                 "x2apic=%s: x86_topo_from_packages() describes HVM 2x2 in leaf 0xb",
                  x2apic ? "on" : "off");
         result(!rc && p.topo.subleaf[0].type == 1 &&
                p.topo.subleaf[1].nr_logical == 2 && p.basic.lppp == 4,
@@ -217,8 +217,8 @@ static void test_chosen_apic_ids(enum kind kind)
     int rc;
 
     intel_policy(&p, kind != PV);
-    rc = x86_topo_from_vnuma(&p, map, NR_VCPUS, 0, ids, NULL);
-    snprintf(name, sizeof(name), "x86_topo_from_vnuma() describes %s"
+    rc = x86_topo_from_packages(&p, map, NR_VCPUS, 0, ids, NULL);
+    snprintf(name, sizeof(name), "x86_topo_from_packages() describes %s"
              " {0,2} {1,3}: APIC IDs 0 2 1 3", kind_name[kind]);
     result(!rc && !memcmp(ids, want_ids, sizeof(ids)) &&
            p.topo.subleaf[0].type == 1, name, "no such policy");
