@@ -1266,7 +1266,7 @@ def judge_move(conf, case, boots):
         if n == 0 or step == 'vcpuset':
             k = len(full) if step == 'vcpuset' else up
             want = online_only(full, k)
-            write(wf, ''.join(l + '\n' for l in case['cpuid'].splitlines() if vcpu_of(l, k) < k))
+            write(wf, ''.join(l + '\n' for l in of_vcpus(case['cpuid'].splitlines(), k)))
         if step != 'boot':
             src = (read(os.path.join(d, '%s.%s.rc' % (c, step))) or '').strip()
             if src != '0':
@@ -1324,19 +1324,17 @@ def cpulist_str(cpus):
     return ','.join(out)
 
 
-def vcpu_of(line, default):
-    """The vCPU a 'cpuN ...' line is about, DEFAULT for another line."""
-    m = re.match(r'cpu(\d+)', line)
-    return int(m.group(1)) if m else default - 1
+def of_vcpus(lines, up):
+    """The lines about vCPUs 0 to UP-1 ('cpuN ...'), and those about none."""
+    return [l for l in lines
+            if not re.match(r'cpu(\d+)', l) or int(re.match(r'cpu(\d+)', l).group(1)) < up]
 
 
 def online_only(lines, up):
     """The sysfs lines of vCPUs 0 to UP-1, their sibling and cache lists cut
     to those vCPUs, as a guest with only them up shows them."""
     out = []
-    for l in lines:
-        if vcpu_of(l, up) >= up:
-            continue
+    for l in of_vcpus(lines, up):
         out.append(re.sub(r'(core_siblings|l3)=([\d,-]+)',
                           lambda m: '%s=%s' % (m.group(1), cpulist_str(cpulist(m.group(2)) & set(range(up)))), l))
     return out

@@ -8,9 +8,10 @@ Boots each tree (build/xen, the series; build/xen-stock, the base) with the
 boot test (e2e.py, its results in OUT/series and OUT/stock; OUT is
 E2E_COMPARE_OUT, by default build/e2e-compare; --judge compares the
 results there again, without booting) and the default cases (or the
-CASEs named), each guest printing with e2e.compare on its command line: the topology Linux derived, every CPUID
-leaf of every vCPU (cpuid-dump --all) and a hash of each ACPI table.  Then
-compares the two, line by line, case by case.
+CASEs named), each guest printing with e2e.compare on its command line:
+the topology Linux derived, every CPUID leaf of every vCPU (cpuid-dump
+--all) and a hash of each ACPI table.  Then compares the two, line by
+line, case by case.
 
 Leaf 0x40000003 is left out: its TSC frequency is Xen's calibration at
 boot, which differs from one boot to the next.
