@@ -13,7 +13,7 @@ export JOBS NONET XEN_SRC BASE TREE
 
 .PHONY: help deps tree pq-import pq-export submission xen xen-debug xen-release tools \
 	series-check matrix abi-check pi-stats pi-harness qemu e2e e2e-shell e2e-flake xen-stock bench \
-	fuzz model demo check check-matrix e2e-stock-compare
+	fuzz model demo check check-matrix e2e-stock-compare deb deb-check
 
 help:
 	@echo "make demo          the bound, off against on, then build the patched Xen"
@@ -35,6 +35,8 @@ help:
 	@echo "make e2e-stock-compare  default guests' CPUID, topology and ACPI tables: series = stock"
 	@echo "make xen-stock     Xen from the base alone, no patch (build/xen-stock)"
 	@echo "make qemu          the boot test's QEMU: Debian's, rebuilt with tests/e2e/qemu/*.patch"
+	@echo "make deb           Debian packages of the patched Xen and pi-stats (build/deb)"
+	@echo "make deb-check     build them, install them into a fresh Debian root, judge them"
 	@echo "make bench         pi-stats vs xenalyze, and the harness figures"
 	@echo "make fuzz          libFuzzer on the pi-stats reader (FUZZ_SECONDS=60)"
 	@echo "make model         Spin: the PI blocking-list model, and its mutants rejected"
@@ -97,6 +99,19 @@ abi-check: tree
 
 pi-stats:
 	@$(MAKE) -s -C tools/pi-stats
+
+# Debian's xen source package of the base with the queue appended to its
+# debian/patches, built with dpkg-buildpackage, and pi-stats as a package
+# of its own (scripts/deb.sh); build/deb (build/deb-4.20).
+DEB_OUT ?= $(BUILD)/deb$(if $(filter-out 4.17,$(BASE)),-$(BASE))
+deb:
+	@scripts/deps.sh build deb
+	@scripts/deb.sh $(DEB_OUT)
+
+# tests/deb/packages.t: the packages installed into a fresh Debian root
+# and compared with Debian's own, outside the CI budget of `make check`.
+deb-check: deb
+	@DEB_OUT=$(DEB_OUT) prove -f --timer tests/deb/packages.t
 
 # The harness compiles pi.c from build/xen itself: it needs the tree only.
 pi-harness: tree
@@ -167,7 +182,7 @@ check: deps
 	@$(MAKE) -s --no-print-directory xen tools pi-stats qemu
 	@prove -f --timer tests/foundation/*.t tools/pi-stats/tests/pi-stats.t \
 	    tests/sanitizers/*.t tests/topology/*.t tests/xentrace/*.t \
-	    tests/pi-harness/*.t tests/abi/*.t \
+	    tests/pi-harness/*.t tests/abi/*.t tests/deb/deb.t \
 	    tests/model/*.t \
 	    tests/e2e/*.t tests/bases/*.t tests/series/*.t
 

@@ -3,7 +3,8 @@
 # are missing, and say which and how long it took.  Needs root (or sudo)
 # and Debian's registry.
 #
-# usage: deps.sh [GROUP...]   groups: build (default), e2e, fuzz, model, matrix, abi
+# usage: deps.sh [GROUP...]   groups: build (default), e2e, fuzz, model, matrix,
+#                             abi, deb
 #
 # When it cannot install, it installs nothing and says what to do in one
 # line on stderr.  Exit status:
@@ -33,6 +34,14 @@ model_pkgs="spin"
 matrix_pkgs="clang gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu"
 # make abi-check: abidiff
 abi_pkgs="abigail-tools"
+# make deb: the Build-Depends of Debian 12's xen source package (amd64; its
+# iasl is acpica-tools, in build), and what tests/deb/packages.t uses to
+# install and judge the packages
+deb_pkgs="debhelper dh-exec dpkg-dev file rdfind lsb-release flex bison
+    python3-dev libpython3-dev dh-python bcc gcc-multilib libext2fs-dev
+    seabios libaio-dev libglib2.0-dev liblzma-dev libncurses-dev
+    libpixman-1-dev libyajl-dev pkg-config uuid-dev zlib1g-dev libzstd-dev
+    pandoc ocaml ocaml-findlib debootstrap lintian"
 
 groups=${*:-build}
 want=
@@ -44,7 +53,8 @@ for g in $groups; do
     model) want="$want $model_pkgs" ;;
     matrix) want="$want $matrix_pkgs" ;;
     abi)   want="$want $abi_pkgs" ;;
-    *) echo "deps: unknown group '$g' (build, e2e, fuzz, model, matrix, abi)" >&2; exit 2 ;;
+    deb)   want="$want $deb_pkgs" ;;
+    *) echo "deps: unknown group '$g' (build, e2e, fuzz, model, matrix, abi, deb)" >&2; exit 2 ;;
     esac
 done
 

@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# Debian packages of the patched Xen: Debian's own xen source package of the
+# base, the queue appended to its debian/patches/series, one changelog entry,
+# built with dpkg-buildpackage; and pi-stats as a package of its own.
+# Nothing else of Debian's packaging is changed.
+#
+# usage: deb.sh [--prepare] OUT_DIR
+#   OUT_DIR    gets the .deb files (and dpkg-buildpackage's .buildinfo and
+#              .changes); OUT_DIR/src the source tree, OUT_DIR/build.log
+#   --prepare  only the source tree: unpacked, the queue added, every patch
+#              applied the way dpkg-source applies them (quilt order, no
+#              fuzz), nothing built
+#
+# The source package is the version the base is (scripts/fetch-base.sh
+# --version), fetched through a private apt configuration made of the
+# deb-src lines fetch-base.sh derives from the machine's apt sources; apt
+# checks it against Debian's signed index.  The version is Debian's with
+# "+bigvmN" appended, N the number of commits that changed the queue: it
+# sorts above Debian's, so apt takes it, and below Debian's next upload of
+# the same release (-1+deb12u1, -2), which then replaces it.
+#
+# The packages build on the release they are for (4.17 on Debian 12, 4.20 on
+# Debian 13); --prepare runs anywhere.
+# Environment: BASE (4.17 default, or 4.20), JOBS, NONET, CCACHE_DIR as for
+# build-xen.sh.
+# Exit status: 0 done, 1 failed (one line on stderr: a patch that does not
+# apply names itself), 2 usage.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+BASE=${BASE:-4.17}
+JOBS=${JOBS:-$(nproc)}
+NONET=${NONET:-}
+# shellcheck source=scripts/lib/stage.sh
+. "$top/scripts/lib/stage.sh"
+# shellcheck source=scripts/lib/apt.sh
+. "$top/scripts/lib/apt.sh"
+
+die() { echo "deb: $*" >&2; exit 1; }
+
+prepare=
+if [ "${1:-}" = --prepare ]; then prepare=1; shift; fi
+if [ $# -ne 1 ]; then
+    echo "usage: deb.sh [--prepare] OUT_DIR" >&2
+    exit 2
+fi
+case $BASE in
+4.17) codename=bookworm cache=$top/build/cache ;;
+4.20) codename=trixie cache=$top/build/cache/4.20 ;;
+*) die "BASE=$BASE: Debian packages only Xen 4.17 and 4.20" ;;
+esac
+queue=$top/patches/$BASE
+[ -f "$queue/series" ] || die "$queue/series: no such queue"
+mkdir -p "$1" "$cache"
+out=$(cd "$1" && pwd)
+
+# The source package, once: the .dsc, Debian's debian/ and the orig tarball.
+version=$("$top/scripts/fetch-base.sh" --version "$cache")
+dsc=$cache/deb-src/xen_${version#*:}.dsc
+if [ ! -f "$dsc" ]; then
+    apt=$cache/apt-deb
+    private_apt "$apt"
+    BASE=$BASE "$top/scripts/fetch-base.sh" --sources > "$apt/sources.list" ||
+        die "no deb-src lines for $codename (scripts/fetch-base.sh --sources)"
+    apt-get "${apt_opts[@]}" -qq update || die "apt-get update of $apt/sources.list failed"
+    mkdir -p "$cache/deb-src"
+    (cd "$cache/deb-src" && apt-get "${apt_opts[@]}" -qq --download-only source "xen=$version" >/dev/null 2>&1) ||
+        die "apt-get source xen=$version failed: the mirror does not serve it (see $apt/sources.list)"
+    [ -f "$dsc" ] || die "apt-get source xen=$version wrote no $dsc"
+fi
+
+# The version: Debian's, then +bigvmN.
+if n=$(git -C "$top" rev-list --count HEAD -- "patches/$BASE" 2>/dev/null) && [ "$n" -gt 0 ]; then
+    date=$(git -C "$top" log -1 --format=%aD -- "patches/$BASE")
+    commit=$(git -C "$top" log -1 --format=%h -- "patches/$BASE")
+else
+    die "$top is not a git checkout: the package version counts the commits of patches/$BASE"
+fi
+ours=$version+bigvm$n
+# pi-stats is versioned by its own history.
+pis_version=0+bigvm$(git -C "$top" rev-list --count HEAD -- tools/pi-stats)
+
+src=$out/src log=$out/build.log
+rm -rf "$src"
+mkdir -p "$src"
+dpkg-source -q -x "$dsc" "$src/xen" > "$log" 2>&1 || die "dpkg-source -x $dsc failed, see $(stage_rel "$log")"
+src=$src/xen
+
+mkdir "$src/debian/patches/xen-bigvm"
+count=0
+while read -r p; do
+    case $p in ''|'#'*) continue ;; esac
+    cp "$queue/$p" "$src/debian/patches/xen-bigvm/$p"
+    echo "xen-bigvm/$p" >> "$src/debian/patches/series"
+    count=$((count + 1))
+done < "$queue/series"
+{
+    echo "xen ($ours) $codename; urgency=medium"
+    echo
+    echo "  * Apply the xen-bigvm series: $count patches in debian/patches/xen-bigvm,"
+    echo "    patches/$BASE as of commit $commit."
+    echo
+    echo " -- xen-bigvm developers <devel@xen-bigvm.invalid>  $date"
+    echo
+    cat "$src/debian/changelog"
+} > "$src/debian/changelog.new"
+mv "$src/debian/changelog.new" "$src/debian/changelog"
+
+# dpkg-source applies what the series lists and is not applied yet: the
+# queue, with patch -F0 as for every 3.0 (quilt) package.
+if ! (cd "$src" && dpkg-source --before-build .) >> "$log" 2>&1; then
+    bad=$(sed -n 's/^dpkg-source: info: applying //p' "$log" | tail -n 1)
+    die "$bad does not apply on Debian's xen $version (its debian/patches before it), see $(stage_rel "$log")"
+fi
+if [ -n "$prepare" ]; then
+    echo "deb: xen $ours source at $(stage_rel "$src"): Debian's patches and $count of the queue applied"
+    exit 0
+fi
+
+host=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
+[ "$host" = "$codename" ] ||
+    die "xen $ours is for Debian $codename and builds on it only (this is ${host:-not Debian}); deb.sh --prepare makes its source anywhere"
+stage_begin deb "building xen $ours with dpkg-buildpackage" "$log"
+# shellcheck source=scripts/lib/ccache.sh
+. "$top/scripts/lib/ccache.sh"
+export CCACHE_BASEDIR=$src
+(cd "$src" && DEB_BUILD_OPTIONS="parallel=$JOBS nocheck" \
+    $NONET dpkg-buildpackage -b -uc -us) >> "$log" 2>&1 ||
+    die "dpkg-buildpackage failed, see $(stage_rel "$log")"
+rm -f "$out"/*.deb "$out"/*.buildinfo "$out"/*.changes
+mv "$out"/src/*.deb "$out"/src/*.buildinfo "$out"/src/*.changes "$out"/
+stage_end deb
+
+# pi-stats, its own package: the program and its man page.
+stage_begin deb "building the pi-stats package" "$log"
+pkg=$out/src/pi-stats
+rm -rf "$pkg"
+make -s -C "$top/tools/pi-stats" pi-stats >> "$log" 2>&1 || die "pi-stats does not build, see $(stage_rel "$log")"
+make -s -C "$top/tools/pi-stats" install PREFIX=/usr DESTDIR="$pkg" >> "$log" 2>&1
+gzip -9n "$pkg/usr/share/man/man1/pi-stats.1"
+mkdir -p "$pkg/DEBIAN" "$pkg/usr/share/doc/pi-stats"
+cp "$top/tools/pi-stats/README.md" "$pkg/usr/share/doc/pi-stats/"
+arch=$(dpkg --print-architecture)
+# dpkg-shlibdeps wants a debian/control beside it.
+mkdir -p "$out/src/pi-stats.meta/debian"
+printf 'Source: pi-stats\n\nPackage: pi-stats\nArchitecture: any\n' > "$out/src/pi-stats.meta/debian/control"
+depends=$(cd "$out/src/pi-stats.meta" && dpkg-shlibdeps -O "$pkg/usr/bin/pi-stats" 2>>"$log" |
+          sed -n 's/^shlibs:Depends=//p')
+cat > "$pkg/DEBIAN/control" <<EOF
+Package: pi-stats
+Version: $pis_version
+Architecture: $arch
+Maintainer: xen-bigvm developers <devel@xen-bigvm.invalid>
+Installed-Size: $(du -sk --exclude=DEBIAN "$pkg" | cut -f1)
+Depends: $depends
+Section: admin
+Priority: optional
+Description: posted-interrupt blocking list statistics from xentrace dumps
+ pi-stats reads the trace records of the VT-d posted-interrupt blocking
+ lists from a xentrace dump (or a live capture) and prints list-length
+ and wakeup-latency histograms per pCPU, vCPU and domain.
+EOF
+dpkg-deb --root-owner-group -Zxz --build "$pkg" "$out/pi-stats_${pis_version}_$arch.deb" >> "$log"
+stage_end deb
+echo "deb: $(ls "$out"/*.deb | wc -l) packages in $(stage_rel "$out")"
