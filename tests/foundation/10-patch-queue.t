@@ -37,8 +37,8 @@ for base in 4.17 4.20 master; do
         ok "$base/$p: body says why (>= 3 lines, got $body)" [ "$body" -ge 3 ]
         ok "$base/$p: Signed-off-by" grep -q '^Signed-off-by: ' "$f"
         ok "$base/$p: added C code within 80 columns, no tabs" code_style "$f"
-        ok "$base/$p: no leftovers of patch, an editor or a build (.rej .orig ~ .log .o .xen-bigvm-*)" \
-            bash -c '! grep -qE "^diff --git a/(.*(\.rej|\.orig|~|\.log|\.o)|(.*/)?\.xen-bigvm-[^ ]*) b/" "$1"' _ "$f"
+        ok "$base/$p: no leftovers of patch, an editor or a build (.rej .orig ~ .log .o .pyc .egg-info/ .xen-bigvm-*)" \
+            bash -c '! grep -qE "^diff --git a/(.*(\.rej|\.orig|~|\.log|\.o|\.pyc)|.*\.egg-info/.*|(.*/)?\.xen-bigvm-[^ ]*) b/" "$1"' _ "$f"
     done
 done
 mapfile -t series < <("$TOP/scripts/pq.sh" series)
