@@ -36,7 +36,7 @@ help:
 	@echo "make xen-stock     Xen from the base alone, no patch (build/xen-stock)"
 	@echo "make qemu          the boot test's QEMU: Debian's, rebuilt with tests/e2e/qemu/*.patch"
 	@echo "make deb           Debian packages of the patched Xen and pi-stats (build/deb)"
-	@echo "make deb-check     build them, install them into a fresh Debian root, judge them"
+	@echo "make deb-check     judge them against Debian's, install them, boot a Debian dom0"
 	@echo "make bench         pi-stats vs xenalyze, and the harness figures"
 	@echo "make fuzz          libFuzzer on the pi-stats reader (FUZZ_SECONDS=60)"
 	@echo "make model         Spin: the PI blocking-list model, and its mutants rejected"
@@ -108,10 +108,11 @@ deb:
 	@scripts/deps.sh build deb
 	@scripts/deb.sh $(DEB_OUT)
 
-# tests/deb/packages.t: the packages installed into a fresh Debian root
-# and compared with Debian's own, outside the CI budget of `make check`.
-deb-check: deb
-	@DEB_OUT=$(DEB_OUT) prove -f --timer tests/deb/packages.t
+# tests/deb/packages.t and dom0.t: the packages compared with Debian's own,
+# installed into fresh Debian roots, one booted as dom0; outside the CI
+# budget of `make check`.
+deb-check: deb qemu
+	@DEB_OUT=$(DEB_OUT) prove -f --timer tests/deb/packages.t tests/deb/dom0.t
 
 # The harness compiles pi.c from build/xen itself: it needs the tree only.
 pi-harness: tree

@@ -22,7 +22,8 @@
 # The packages build on the release they are for (4.17 on Debian 12, 4.20 on
 # Debian 13); --prepare runs anywhere.
 # Environment: BASE (4.17 default, or 4.20), JOBS, NONET, CCACHE_DIR as for
-# build-xen.sh.
+# build-xen.sh; DEB_CACHE (default ~/.cache/xen-bigvm/deb) keeps the
+# packages of each set of inputs (see below).
 # Exit status: 0 done, 1 failed (one line on stderr: a patch that does not
 # apply names itself), 2 usage.
 set -euo pipefail
@@ -117,36 +118,23 @@ if [ -n "$prepare" ]; then
     exit 0
 fi
 
-host=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
-[ "$host" = "$codename" ] ||
-    die "xen $ours is for Debian $codename and builds on it only (this is ${host:-not Debian}); deb.sh --prepare makes its source anywhere"
-stage_begin deb "building xen $ours with dpkg-buildpackage" "$log"
-# shellcheck source=scripts/lib/ccache.sh
-. "$top/scripts/lib/ccache.sh"
-export CCACHE_BASEDIR=$src
-(cd "$src" && DEB_BUILD_OPTIONS="parallel=$JOBS nocheck" \
-    $NONET dpkg-buildpackage -b -uc -us) >> "$log" 2>&1 ||
-    die "dpkg-buildpackage failed, see $(stage_rel "$log")"
-rm -f "$out"/*.deb "$out"/*.buildinfo "$out"/*.changes
-mv "$out"/src/*.deb "$out"/src/*.buildinfo "$out"/src/*.changes "$out"/
-stage_end deb
-
-# pi-stats, its own package: the program and its man page.
-stage_begin deb "building the pi-stats package" "$log"
-pkg=$out/src/pi-stats
-rm -rf "$pkg"
-make -s -C "$top/tools/pi-stats" pi-stats >> "$log" 2>&1 || die "pi-stats does not build, see $(stage_rel "$log")"
-make -s -C "$top/tools/pi-stats" install PREFIX=/usr DESTDIR="$pkg" >> "$log" 2>&1
-gzip -9n "$pkg/usr/share/man/man1/pi-stats.1"
-mkdir -p "$pkg/DEBIAN" "$pkg/usr/share/doc/pi-stats"
-cp "$top/tools/pi-stats/README.md" "$pkg/usr/share/doc/pi-stats/"
-arch=$(dpkg --print-architecture)
-# dpkg-shlibdeps wants a debian/control beside it.
-mkdir -p "$out/src/pi-stats.meta/debian"
-printf 'Source: pi-stats\n\nPackage: pi-stats\nArchitecture: any\n' > "$out/src/pi-stats.meta/debian/control"
-depends=$(cd "$out/src/pi-stats.meta" && dpkg-shlibdeps -O "$pkg/usr/bin/pi-stats" 2>>"$log" |
-          sed -n 's/^shlibs:Depends=//p')
-cat > "$pkg/DEBIAN/control" <<EOF
+# pi_stats_deb: pi-stats, a package of its own: the program, its man page
+# and README.
+pi_stats_deb() {
+    local pkg=$out/src/pi-stats meta=$out/src/pi-stats.meta arch depends
+    rm -rf "$pkg" "$meta"
+    make -s -C "$top/tools/pi-stats" pi-stats >> "$log" 2>&1 ||
+        die "pi-stats does not build, see $(stage_rel "$log")"
+    make -s -C "$top/tools/pi-stats" install PREFIX=/usr DESTDIR="$pkg" >> "$log" 2>&1
+    gzip -9n "$pkg/usr/share/man/man1/pi-stats.1"
+    mkdir -p "$pkg/DEBIAN" "$pkg/usr/share/doc/pi-stats" "$meta/debian"
+    cp "$top/tools/pi-stats/README.md" "$pkg/usr/share/doc/pi-stats/"
+    arch=$(dpkg --print-architecture)
+    # dpkg-shlibdeps wants a debian/control where it runs.
+    printf 'Source: pi-stats\n\nPackage: pi-stats\nArchitecture: any\n' > "$meta/debian/control"
+    depends=$(cd "$meta" && dpkg-shlibdeps -O "$pkg/usr/bin/pi-stats" 2>> "$log" |
+              sed -n 's/^shlibs:Depends=//p')
+    cat > "$pkg/DEBIAN/control" <<EOF
 Package: pi-stats
 Version: $pis_version
 Architecture: $arch
@@ -160,6 +148,38 @@ Description: posted-interrupt blocking list statistics from xentrace dumps
  lists from a xentrace dump (or a live capture) and prints list-length
  and wakeup-latency histograms per pCPU, vCPU and domain.
 EOF
-dpkg-deb --root-owner-group -Zxz --build "$pkg" "$out/pi-stats_${pis_version}_$arch.deb" >> "$log"
-stage_end deb
+    dpkg-deb --root-owner-group -Zxz --build "$pkg" "$out/pi-stats_${pis_version}_$arch.deb" >> "$log"
+}
+
+# Xen's packages built before on this machine from the same inputs are
+# taken from a cache outside the clone, as ccache's objects are: named
+# after the source package, the prepared debian/ (the queue and the
+# changelog), this script and the installed packages.
+key=$({ cat "$dsc" "$0"; tar -C "$src" --sort=name --mtime=@0 --owner=0 --group=0 -cf - debian
+        dpkg-query -W; } 2>&1 | sha256sum | cut -c1-16)
+cached=${DEB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/xen-bigvm/deb}/$key
+rm -f "$out"/*.deb "$out"/*.buildinfo "$out"/*.changes
+if [ -f "$cached/done" ]; then
+    cp "$cached"/*.deb "$cached"/*.buildinfo "$cached"/*.changes "$out"/
+    echo "deb: xen $ours: built from the same inputs before, taken from $(stage_rel "$cached")"
+else
+    host=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
+    [ "$host" = "$codename" ] ||
+        die "xen $ours is for Debian $codename and builds on it only (this is ${host:-not Debian}); deb.sh --prepare makes its source anywhere"
+    stage_begin deb "building xen $ours with dpkg-buildpackage" "$log"
+    (
+        # shellcheck source=scripts/lib/ccache.sh
+        . "$top/scripts/lib/ccache.sh"
+        export CCACHE_BASEDIR=$src
+        cd "$src" && DEB_BUILD_OPTIONS="parallel=$JOBS nocheck" \
+            $NONET dpkg-buildpackage -b -uc -us
+    ) >> "$log" 2>&1 || die "dpkg-buildpackage failed, see $(stage_rel "$log")"
+    mv "$out"/src/*.deb "$out"/src/*.buildinfo "$out"/src/*.changes "$out"/
+    rm -rf "$cached"
+    mkdir -p "$cached"
+    cp "$out"/*.deb "$out"/*.buildinfo "$out"/*.changes "$cached"/
+    touch "$cached/done"
+    stage_end deb
+fi
+pi_stats_deb
 echo "deb: $(ls "$out"/*.deb | wc -l) packages in $(stage_rel "$out")"
