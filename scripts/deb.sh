@@ -118,17 +118,38 @@ if [ -n "$prepare" ]; then
     exit 0
 fi
 
-# pi_stats_deb: pi-stats, a package of its own: the program, its man page
-# and README.
+# pi_stats_deb: pi-stats, a package of its own: the program (built with
+# Debian's flags, linked with the shared compression libraries as Debian
+# wants), its man page, README, changelog and copyright.
 pi_stats_deb() {
-    local pkg=$out/src/pi-stats meta=$out/src/pi-stats.meta arch depends
-    rm -rf "$pkg" "$meta"
-    make -s -C "$top/tools/pi-stats" pi-stats >> "$log" 2>&1 ||
+    local pkg=$out/src/pi-stats bld=$out/src/pi-stats.build meta=$out/src/pi-stats.meta
+    local arch depends doc
+    rm -rf "$pkg" "$bld" "$meta"
+    cp -a "$top/tools/pi-stats" "$bld"
+    make -s -C "$bld" clean >> "$log" 2>&1
+    CFLAGS=$(dpkg-buildflags --get CFLAGS) CPPFLAGS=$(dpkg-buildflags --get CPPFLAGS) \
+        LDFLAGS=$(dpkg-buildflags --get LDFLAGS) \
+        make -s -C "$bld" pi-stats COMP_LIBS="-lz -llzma -lzstd" >> "$log" 2>&1 ||
         die "pi-stats does not build, see $(stage_rel "$log")"
-    make -s -C "$top/tools/pi-stats" install PREFIX=/usr DESTDIR="$pkg" >> "$log" 2>&1
+    make -s -C "$bld" install PREFIX=/usr DESTDIR="$pkg" >> "$log" 2>&1
+    strip --remove-section=.comment --remove-section=.note --strip-unneeded "$pkg/usr/bin/pi-stats"
     gzip -9n "$pkg/usr/share/man/man1/pi-stats.1"
-    mkdir -p "$pkg/DEBIAN" "$pkg/usr/share/doc/pi-stats" "$meta/debian"
-    cp "$top/tools/pi-stats/README.md" "$pkg/usr/share/doc/pi-stats/"
+    doc=$pkg/usr/share/doc/pi-stats
+    mkdir -p "$pkg/DEBIAN" "$doc" "$meta/debian"
+    cp "$top/tools/pi-stats/README.md" "$doc/"
+    printf 'pi-stats (%s) %s; urgency=medium\n\n  * Built from the xen-bigvm repository, tools/pi-stats as of commit %s.\n\n -- xen-bigvm developers <devel@xen-bigvm.invalid>  %s\n' \
+        "$pis_version" "$codename" "$(git -C "$top" log -1 --format=%h -- tools/pi-stats)" \
+        "$(git -C "$top" log -1 --format=%aD -- tools/pi-stats)" | gzip -9n > "$doc/changelog.gz"
+    cat > "$doc/copyright" <<EOF
+Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/
+Upstream-Name: pi-stats
+Upstream-Contact: xen-bigvm developers <devel@xen-bigvm.invalid>
+
+Files: *
+Copyright: xen-bigvm developers
+License: none-stated
+ The xen-bigvm repository states no licence for pi-stats.
+EOF
     arch=$(dpkg --print-architecture)
     # dpkg-shlibdeps wants a debian/control where it runs.
     printf 'Source: pi-stats\n\nPackage: pi-stats\nArchitecture: any\n' > "$meta/debian/control"
@@ -154,8 +175,10 @@ EOF
 # Xen's packages built before on this machine from the same inputs are
 # taken from a cache outside the clone, as ccache's objects are: named
 # after the source package, the prepared debian/ (the queue and the
-# changelog), this script and the installed packages.
-key=$({ cat "$dsc" "$0"; tar -C "$src" --sort=name --mtime=@0 --owner=0 --group=0 -cf - debian
+# changelog), the build command below and the installed packages.
+build_cmd='DEB_BUILD_OPTIONS="parallel=$JOBS nocheck" $NONET dpkg-buildpackage -b -uc -us'
+key=$({ cat "$dsc"; echo "$build_cmd"
+        tar -C "$src" --sort=name --mtime=@0 --owner=0 --group=0 -cf - debian
         dpkg-query -W; } 2>&1 | sha256sum | cut -c1-16)
 cached=${DEB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/xen-bigvm/deb}/$key
 rm -f "$out"/*.deb "$out"/*.buildinfo "$out"/*.changes
@@ -171,8 +194,7 @@ else
         # shellcheck source=scripts/lib/ccache.sh
         . "$top/scripts/lib/ccache.sh"
         export CCACHE_BASEDIR=$src
-        cd "$src" && DEB_BUILD_OPTIONS="parallel=$JOBS nocheck" \
-            $NONET dpkg-buildpackage -b -uc -us
+        cd "$src" && eval "$build_cmd"
     ) >> "$log" 2>&1 || die "dpkg-buildpackage failed, see $(stage_rel "$log")"
     mv "$out"/src/*.deb "$out"/src/*.buildinfo "$out"/src/*.changes "$out"/
     rm -rf "$cached"

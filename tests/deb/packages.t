@@ -51,11 +51,26 @@ is "$(printf '%s\n' "${names[@]}")" "$(printf '%s\n' "${theirs[@]}")" \
     "the packages Debian builds from xen $deb_version, all of them (${#theirs[@]}), and no other"
 ok "and pi-stats" test -f "$(ls "$out"/pi-stats_*.deb)"
 
-# File lists, with libxenlight's SONAME the one expected difference.
-files() { dpkg-deb -c "$1" | awk '{ print $6 }' | sed 's/libxenlight\.so\.4\.17\.topo1/libxenlight.so.4.17/' | sort; }
+# File lists: Debian's, but for what the series adds (its two documents,
+# the PI unit test beside the other tests) and libxenlight's SONAME.  Not
+# compared: the debug files' names (build IDs) and the form of the Python
+# egg-info (a directory when python3-setuptools is installed where the
+# packages are built, a file otherwise).
+added="./usr/lib/xen-4.17/bin/test_vmx_pi
+./usr/share/doc/xen/html/misc/vmx-pi-blocking.html
+./usr/share/doc/xen/html/misc/vnuma-cpu-topology.html"
+files() {
+    dpkg-deb -c "$1" | awk '{ print $6 }' |
+        sed -e 's/libxenlight\.so\.4\.17\.topo1/libxenlight.so.4.17/' \
+            -e 's|\(\.egg-info\)/.*|\1|' -e 's|\.egg-info/$|.egg-info|' |
+        grep -v '^\./usr/lib/debug/\.build-id/..' | sort -u
+}
 for p in "${names[@]}"; do
-    is "$(files "$out/${p}_${ours_version}_"*.deb)" "$(files "$work/debian/${p}_"*.deb)" \
-        "$p: Debian's files (libxenlight.so.4.17.topo1 for .4.17)"
+    is "$(diff <(files "$work/debian/${p}_"*.deb) <(files "$out/${p}_${ours_version}_"*.deb) |
+          sed -n 's/^> //p' | grep -vxF "$added")" "" \
+        "$p: no file that Debian's has not, but the series' own"
+    is "$(diff <(files "$work/debian/${p}_"*.deb) <(files "$out/${p}_${ours_version}_"*.deb) |
+          sed -n 's/^< //p')" "" "$p: every file Debian's has"
 done
 
 # lintian's errors: ours against Debian's own build.
@@ -68,7 +83,8 @@ errors() {
 mapfile -t our_debs < <(for p in "${names[@]}"; do ls "$out/${p}_${ours_version}_"*.deb; done)
 is "$(errors "${our_debs[@]}")" "$(errors "$work"/debian/*.deb)" \
     "lintian: the errors of Debian's own packages, no other"
-is "$(lintian -q "$out"/pi-stats_*.deb 2>/dev/null | grep '^E:')" "" "lintian: pi-stats has no error"
+ok "lintian: pi-stats has no error" \
+    bash -c 'f=$(ls "$1"/pi-stats_*.deb) || exit 1; lintian -q "$f" > "$2" 2>&1; ! grep -q "^E:" "$2"' _ "$out" "$work/lintian-pi-stats"
 
 # root NAME: a fresh root at $work/NAME, the packages in its /debs.
 root() {
@@ -95,14 +111,16 @@ ok "fresh root: the packaged pi-stats reads a real trace" \
 root over
 mapfile -t runtime < <(printf '%s\n' "${names[@]}" | grep -v -e '-dbg$' -e '^libxen-dev$' -e '^xen-doc$')
 ok "Debian's root: Debian's Xen installs" \
-    in_root "$work/over" apt-get install -y -qq "${runtime[@]/%/=$deb_version}"
+    bash -c 'DEBIAN_FRONTEND=noninteractive chroot "$1" apt-get install -y -q "${@:3}" > "$2" 2>&1' _ \
+    "$work/over" "$work/over-debian.log" "${runtime[@]/%/=$deb_version}"
 is "$(installed over xen-utils-4.17)" "$deb_version" "Debian's root: xen-utils-4.17 $deb_version"
 ok "Debian's root: apt-get install ./*.deb upgrades it in place" \
     bash -c 'DEBIAN_FRONTEND=noninteractive chroot "$1" sh -c "apt-get install -y -q /debs/*.deb" > "$2" 2>&1' _ \
     "$work/over" "$work/over.log" || diag "$(tail -n 5 "$work/over.log")"
 is "$(installed over xen-utils-4.17)" "$ours_version" "Debian's root: xen-utils-4.17 $ours_version"
 ok "Debian's root: naming Debian's version goes back to Debian's Xen" \
-    in_root "$work/over" apt-get install -y -qq --allow-downgrades "${runtime[@]/%/=$deb_version}"
+    bash -c 'DEBIAN_FRONTEND=noninteractive chroot "$1" apt-get install -y -q --allow-downgrades "${@:3}" > "$2" 2>&1' _ \
+    "$work/over" "$work/over-back.log" "${runtime[@]/%/=$deb_version}"
 is "$(installed over xen-utils-4.17)" "$deb_version" "Debian's root: xen-utils-4.17 $deb_version again"
 
 # libvirt's libxl driver, built against Debian's libxenlight.so.4.17.
