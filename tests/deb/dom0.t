@@ -54,8 +54,10 @@ iface xenbr0 inet static
     bridge_ports none
 EOF
 # The guest's console kept in /var/log/xen/console: Debian's xen unit
-# passes XENCONSOLED_ARGS from /etc/default/xen.
+# passes XENCONSOLED_ARGS from /etc/default/xen, and xenconsoled writes
+# into that directory without making it.
 echo 'XENCONSOLED_ARGS="--log=guest"' >> "$r/etc/default/xen"
+mkdir -p "$r/var/log/xen/console"
 install -m 755 "$TOP/tests/deb/dom0-check" "$r/usr/local/sbin/deb-dom0-check"
 cat > "$r/etc/systemd/system/deb-dom0-check.service" <<EOF
 [Unit]
@@ -70,6 +72,8 @@ ExecStart=/usr/local/sbin/deb-dom0-check
 [Install]
 WantedBy=multi-user.target
 EOF
+# No login prompt on the console the check writes to.
+ln -s /dev/null "$r/etc/systemd/system/serial-getty@hvc0.service"
 ln -s /etc/systemd/system/deb-dom0-check.service \
     "$r/etc/systemd/system/multi-user.target.wants/deb-dom0-check.service"
 rm -f "$r/usr/sbin/policy-rc.d" "$r/etc/resolv.conf"
@@ -77,8 +81,11 @@ rm -f "$r/usr/sbin/policy-rc.d" "$r/etc/resolv.conf"
 # The guest: Debian's kernel, a ramdisk of busybox and the Xen block and
 # network front ends, a 64 MiB disk whose first bytes it reads back.
 g=$work/guest
-mkdir -p "$g/bin" "$g/proc" "$g/sys" "$g/dev"
+mkdir -p "$g/bin" "$g/sbin" "$g/proc" "$g/sys" "$g/dev"
 cp "$r/bin/busybox" "$g/bin/busybox"
+# What the kernel runs when the toolstack asks the guest to shut down.
+printf '#!/bin/busybox sh\nexec /bin/busybox poweroff -f\n' > "$g/sbin/poweroff"
+chmod +x "$g/sbin/poweroff"
 for m in xen-blkfront xen-netfront; do
     find "$r/lib/modules/$kver" -name "$m.ko*" -exec cp {} "$g/" \;
 done
@@ -122,7 +129,8 @@ EOF
 _deb_cleanup
 _deb_mounts=()
 img=$work/dom0.img
-mkfs.ext4 -q -F -L root -d "$r" "$img" 4G || bail "mkfs.ext4 -d of the dom0 root failed"
+mkfs.ext4 -q -F -L root -d "$r" "$img" 4G > "$work/mkfs.log" 2>&1 ||
+    bail "mkfs.ext4 -d of the dom0 root failed: $(tail -n 1 "$work/mkfs.log")"
 gzip -dc "$r"/boot/xen-4.17-amd64.gz > "$work/xen"
 serial=$work/serial.log
 timeout 1500 "$qemu" -accel tcg,thread=single -M pc -cpu max -smp 4 -m 3G \
@@ -132,11 +140,12 @@ timeout 1500 "$qemu" -accel tcg,thread=single -M pc -cpu max -smp 4 -m 3G \
     -drive "file=$img,format=raw,if=virtio" > "$work/qemu.log" 2>&1
 rc=$?
 cp "$serial" "$BUILD/deb-dom0-serial.log"
-say() { tr -d '\r' < "$serial" | sed -n "s/^DEB-DOM0: $1 //p" | head -n 1; }
-lines() { tr -d '\r' < "$serial" | sed -n "s/^DEB-DOM0: $1 //p"; }
+# The check's lines; other console output may precede one on its line.
+say() { tr -d '\r' < "$serial" | sed -n "s/.*DEB-DOM0: $1 //p" | head -n 1; }
+lines() { tr -d '\r' < "$serial" | sed -n "s/.*DEB-DOM0: $1 //p"; }
 
 is "$rc" 0 "QEMU exits when dom0 powers off (serial log: build/deb-dom0-serial.log)"
-ok "Xen boots Debian's dom0 and systemd runs the check" grep -q '^DEB-DOM0: start' <(tr -d '\r' < "$serial")
+ok "Xen boots Debian's dom0 and systemd runs the check" grep -q 'DEB-DOM0: start' "$serial"
 is "$(say 'unit xen')" active "Debian's xen unit (xenstored, xenconsoled) is active"
 is "$(say 'unit xendomains')" active "Debian's xendomains unit is active"
 is "$(say 'xl')" "$(dpkg-deb -f "$(ls "$out"/xen-hypervisor-4.17-amd64_*.deb)" Version | sed 's/-[^-]*$//; s/+.*//')" \
@@ -151,6 +160,7 @@ is "$(say vif)" 4 "the guest's vif is connected"
 is "$(say ping)" 0 "dom0 pings the guest over xenbr0 (vif hotplug)"
 ok "xentrace recorded a trace" bash -c '[ "$(cut -d" " -f1 <<<"$1")" = 0 ] && [ "$(cut -d" " -f2 <<<"$1")" -gt 0 ]' _ "$(say xentrace)"
 is "$(say pi-stats)" 0 "the packaged pi-stats reads it"
-is "$(say 'guest stopped')" yes "xl shutdown stops the guest"
-ok "dom0 powers off at the end" grep -q '^DEB-DOM0: end' <(tr -d '\r' < "$serial")
+is "$(say shutdown)" 0 "xl shutdown -w: the guest powers off when asked"
+is "$(say 'guest stopped')" yes "and is gone"
+ok "dom0 powers off at the end" grep -q 'DEB-DOM0: end' "$serial"
 done_testing
