@@ -176,6 +176,7 @@ EOF
 # taken from a cache outside the clone, as ccache's objects are: named
 # after the source package, the prepared debian/ (the queue and the
 # changelog), the build command below and the installed packages.
+# shellcheck disable=SC2016 # expanded by eval below; hashed as written
 build_cmd='DEB_BUILD_OPTIONS="parallel=$JOBS nocheck" $NONET dpkg-buildpackage -b -uc -us'
 key=$({ cat "$dsc"; echo "$build_cmd"
         tar -C "$src" --sort=name --mtime=@0 --owner=0 --group=0 -cf - debian

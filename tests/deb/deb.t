@@ -33,7 +33,9 @@ queue=$TOP/patches/$BASE
 mapfile -t ours < <(grep -v '^#' "$queue/series" | grep .)
 
 # Debian's own debian/, from the same .dsc, for comparison.
-dsc=$(ls "$BUILD"/cache/$([ "$BASE" = 4.17 ] || echo 4.20/)deb-src/xen_*.dsc)
+cache=$BUILD/cache
+[ "$BASE" = 4.17 ] || cache=$BUILD/cache/$BASE
+dsc=$(ls "$cache"/deb-src/xen_*.dsc)
 dpkg-source -q --skip-patches -x "$dsc" "$work/debian" 2>/dev/null
 deb_version=$(dpkg-parsechangelog -l "$work/debian/debian/changelog" -S Version)
 

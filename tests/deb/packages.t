@@ -5,18 +5,19 @@
 # Debian's Xen, and back.
 #
 # - the same binary packages as Debian's, plus pi-stats, each holding
-#   Debian's files but for libxenlight's SONAME (README "Bases");
+#   Debian's files, the series' own (two documents, the PI unit test) and
+#   libxenlight's SONAME (README "Bases") apart;
 # - lintian finds no error in them that it does not find in Debian's;
 # - `apt-get install ./*.deb` (no --force) installs them into a fresh root
 #   made by debootstrap; the hypervisor, xl and pi-stats are where Debian
 #   puts them, and the packaged pi-stats reads a real trace;
 # - on a root with Debian's Xen installed, the same command upgrades it in
-#   place, and naming Debian's version goes back to it;
+#   place, and README's commands go back to it;
 # - libvirt's libxl driver, built by Debian against Debian's libxenlight,
 #   still finds every library it links.
 #
 # Needs root (chroot), the network (Debian's mirror) and about 2 GB under
-# build/.  The fresh root is cached as build/cache/deb-root-BASE.tar.
+# build/.  The fresh root is cached as build/cache/deb-root-bookworm.tar.
 . "$(dirname "$0")/../lib/tap.sh"
 set -u
 BASE=${BASE:-4.17}
@@ -118,9 +119,14 @@ ok "Debian's root: apt-get install ./*.deb upgrades it in place" \
     bash -c 'DEBIAN_FRONTEND=noninteractive chroot "$1" sh -c "apt-get install -y -q /debs/*.deb" > "$2" 2>&1' _ \
     "$work/over" "$work/over.log" || diag "$(tail -n 5 "$work/over.log")"
 is "$(installed over xen-utils-4.17)" "$ours_version" "Debian's root: xen-utils-4.17 $ours_version"
-ok "Debian's root: naming Debian's version goes back to Debian's Xen" \
-    bash -c 'DEBIAN_FRONTEND=noninteractive chroot "$1" apt-get install -y -q --allow-downgrades "${@:3}" > "$2" 2>&1' _ \
-    "$work/over" "$work/over-back.log" "${runtime[@]/%/=$deb_version}"
+# README "Installing on a host", as it is written there.
+back=$(sed -n '/^    v=4\.17/,/^$/p' "$TOP/README.md" | sed -e 's/^    //' -e "s/^v=.*/v=$deb_version/" \
+           -e 's/^apt /apt-get -y -q /')
+ok "Debian's root: README's commands go back to Debian's Xen" \
+    bash -c 'DEBIAN_FRONTEND=noninteractive chroot "$1" bash -ec "$3" > "$2" 2>&1' _ \
+    "$work/over" "$work/over-back.log" "$back"
+ok "Debian's root: and pi-stats is removed" \
+    bash -c '! chroot "$1" dpkg-query -W -f="\${db:Status-Abbrev}" pi-stats 2>/dev/null | grep -q "^ii"' _ "$work/over"
 is "$(installed over xen-utils-4.17)" "$deb_version" "Debian's root: xen-utils-4.17 $deb_version again"
 
 # libvirt's libxl driver, built against Debian's libxenlight.so.4.17.

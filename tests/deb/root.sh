@@ -26,11 +26,11 @@ make_root() {
     local tar=$BUILD/cache/deb-root-bookworm.tar r=$1 mirror
     if [ ! -f "$tar" ]; then
         mirror=$(awk '$(NF - 1) == "bookworm" { print $(NF - 2); exit }' "$_deb_work/sources.list")
-        debootstrap --variant=minbase bookworm "$_deb_work/boot" "$mirror" \
+        debootstrap --variant=minbase bookworm "${_deb_work:?}/boot" "$mirror" \
             > "$_deb_work/debootstrap.log" 2>&1 ||
             bail "debootstrap failed: $(tail -n 1 "$_deb_work/debootstrap.log")"
         tar -C "$_deb_work/boot" -cf "$tar.new" . && mv "$tar.new" "$tar"
-        rm -rf "$_deb_work/boot"
+        rm -rf "${_deb_work:?}/boot"
     fi
     mkdir -p "$r"
     tar -C "$r" -xf "$tar"
