@@ -67,11 +67,10 @@ files() {
         grep -v '^\./usr/lib/debug/\.build-id/..' | sort -u
 }
 for p in "${names[@]}"; do
-    is "$(diff <(files "$work/debian/${p}_"*.deb) <(files "$out/${p}_${ours_version}_"*.deb) |
-          sed -n 's/^> //p' | grep -vxF "$added")" "" \
+    d=$(diff <(files "$work/debian/${p}_"*.deb) <(files "$out/${p}_${ours_version}_"*.deb))
+    is "$(sed -n 's/^> //p' <<<"$d" | grep -vxF "$added")" "" \
         "$p: no file that Debian's has not, but the series' own"
-    is "$(diff <(files "$work/debian/${p}_"*.deb) <(files "$out/${p}_${ours_version}_"*.deb) |
-          sed -n 's/^< //p')" "" "$p: every file Debian's has"
+    is "$(sed -n 's/^< //p' <<<"$d")" "" "$p: every file Debian's has"
 done
 
 # lintian's errors: ours against Debian's own build.
