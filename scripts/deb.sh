@@ -20,7 +20,13 @@
 # the same release (-1+deb12u1, -2), which then replaces it.
 #
 # The packages build on the release they are for (4.17 on Debian 12, 4.20 on
-# Debian 13); --prepare runs anywhere.
+# Debian 13), in a root of their own as Debian's build daemons build them:
+# Debian's minimal system of the release (debootstrap) with the source
+# package's Build-Depends, build-essential and ccache, nothing of this
+# machine's installed packages (which configure would find and link, e.g.
+# bzip2's library).  The root is made once per Build-Depends and kept in
+# ~/.cache/xen-bigvm/deb-root (remove it to take the mirror's newer
+# packages).  Needs root (chroot).  --prepare runs anywhere.
 # Environment: BASE (4.17 default, or 4.20), JOBS, NONET, CCACHE_DIR as for
 # build-xen.sh; DEB_CACHE (default ~/.cache/xen-bigvm/deb) keeps the
 # packages of each set of inputs (see below).
@@ -36,6 +42,8 @@ NONET=${NONET:-}
 . "$top/scripts/lib/stage.sh"
 # shellcheck source=scripts/lib/apt.sh
 . "$top/scripts/lib/apt.sh"
+# shellcheck source=scripts/lib/debroot.sh
+. "$top/scripts/lib/debroot.sh"
 
 die() { echo "deb: $*" >&2; exit 1; }
 
@@ -118,18 +126,67 @@ if [ -n "$prepare" ]; then
     exit 0
 fi
 
-# pi_stats_deb: pi-stats, a package of its own: the program (built with
-# Debian's flags, linked with the shared compression libraries as Debian
-# wants), its man page, README, changelog and copyright.
+# The build root (see the top), and the mounts a build needs in it.
+cache_top=${XDG_CACHE_HOME:-$HOME/.cache}/xen-bigvm
+root=$cache_top/deb-root/$codename-$(sed -n '/^Build-Depends/,/^[^ ]/p' "$dsc" | sha256sum | cut -c1-16)
+mounts=()
+trap 'for m in "${mounts[@]}"; do umount -l "$m"; done' EXIT
+# in_root CMD...: CMD in the build root with a clean environment (no
+# network when NONET says so: the build; apt sets NONET= for the root)
+in_root() {
+    # shellcheck disable=SC2086 # NONET is a command prefix
+    $NONET chroot "$root" env -i PATH=/usr/lib/ccache:/usr/sbin:/usr/bin:/sbin:/bin \
+        HOME=/root LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive \
+        CCACHE_DIR=/ccache CCACHE_BASEDIR=/build/xen CCACHE_NOHASHDIR=1 \
+        CCACHE_COMPILERCHECK=content CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-5G}" "$@"
+}
+# root_mount WHAT WHERE OPTION...: mounted until the script exits
+root_mount() {
+    mkdir -p "$root$2"
+    mount "${@:3}" "$1" "$root$2" || die "cannot mount $1 on $root$2"
+    mounts=("$root$2" "${mounts[@]}")
+}
+# build_root: the build root, made once: the release's minimal root with
+# the source package's Build-Depends, build-essential and ccache
+build_root() {
+    local base=$cache/deb-root-$codename.tar final=$root sources=$out/sources.list m
+    [ -f "$root/done" ] && return 0
+    BASE=$BASE "$top/scripts/fetch-base.sh" --sources | sed 's/^deb-src /deb /' > "$sources"
+    stage_begin deb "making the build root of Debian $codename" "$log"
+    debroot_minbase "$base" "$codename" "$sources" "$out/debootstrap.log" ||
+        die "debootstrap of $codename failed, see $(stage_rel "$out/debootstrap.log")"
+    root=$final.new
+    rm -rf "$root"
+    debroot_unpack "$base" "$root" "$sources" || die "cannot unpack $base"
+    root_mount "$out/src" /build --bind
+    root_mount proc /proc -t proc
+    { NONET= in_root apt-get -q update &&
+      NONET= in_root sh -c 'cd /build/xen && apt-get -y -q --no-install-recommends build-dep ./' &&
+      NONET= in_root apt-get -y -q --no-install-recommends install build-essential ccache; } >> "$log" 2>&1 ||
+        die "apt-get in the build root failed, see $(stage_rel "$log")"
+    for m in "${mounts[@]}"; do umount "$m"; done
+    mounts=()
+    rm -rf "$final"
+    mv "$root" "$final"
+    root=$final
+    touch "$root/done"
+    stage_end deb
+}
+
+# pi_stats_deb: pi-stats, a package of its own: the program (built in the
+# build root with Debian's flags, linked with the shared compression
+# libraries as Debian wants), its man page, README, changelog and
+# copyright.
 pi_stats_deb() {
     local pkg=$out/src/pi-stats bld=$out/src/pi-stats.build meta=$out/src/pi-stats.meta
     local arch depends doc
     rm -rf "$pkg" "$bld" "$meta"
     cp -a "$top/tools/pi-stats" "$bld"
     make -s -C "$bld" clean >> "$log" 2>&1
-    CFLAGS=$(dpkg-buildflags --get CFLAGS) CPPFLAGS=$(dpkg-buildflags --get CPPFLAGS) \
+    # shellcheck disable=SC2016 # expanded in the build root
+    in_root sh -c 'CFLAGS=$(dpkg-buildflags --get CFLAGS) CPPFLAGS=$(dpkg-buildflags --get CPPFLAGS) \
         LDFLAGS=$(dpkg-buildflags --get LDFLAGS) \
-        make -s -C "$bld" pi-stats COMP_LIBS="-lz -llzma -lzstd" >> "$log" 2>&1 ||
+        make -s -C /build/pi-stats.build pi-stats COMP_LIBS="-lz -llzma -lzstd"' >> "$log" 2>&1 ||
         die "pi-stats does not build, see $(stage_rel "$log")"
     make -s -C "$bld" install PREFIX=/usr DESTDIR="$pkg" >> "$log" 2>&1
     strip --remove-section=.comment --remove-section=.note --strip-unneeded "$pkg/usr/bin/pi-stats"
@@ -153,8 +210,9 @@ EOF
     arch=$(dpkg --print-architecture)
     # dpkg-shlibdeps wants a debian/control where it runs.
     printf 'Source: pi-stats\n\nPackage: pi-stats\nArchitecture: any\n' > "$meta/debian/control"
-    depends=$(cd "$meta" && dpkg-shlibdeps -O "$pkg/usr/bin/pi-stats" 2>> "$log" |
+    depends=$(in_root sh -c 'cd /build/pi-stats.meta && dpkg-shlibdeps -O /build/pi-stats/usr/bin/pi-stats' 2>> "$log" |
               sed -n 's/^shlibs:Depends=//p')
+    [ -n "$depends" ] || die "dpkg-shlibdeps found no dependency of pi-stats, see $(stage_rel "$log")"
     cat > "$pkg/DEBIAN/control" <<EOF
 Package: pi-stats
 Version: $pis_version
@@ -172,31 +230,35 @@ EOF
     dpkg-deb --root-owner-group -Zxz --build "$pkg" "$out/pi-stats_${pis_version}_$arch.deb" >> "$log"
 }
 
+host=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
+[ "$host" = "$codename" ] ||
+    die "xen $ours is for Debian $codename and builds on it only (this is ${host:-not Debian}); deb.sh --prepare makes its source anywhere"
+[ "$(id -u)" = 0 ] || die "the packages build in a root of their own (chroot): run as root"
+build_root
+ccache_dir=${CCACHE_DIR:-$cache_top/ccache}
+mkdir -p "$ccache_dir"
+root_mount "$out/src" /build --bind
+root_mount "$ccache_dir" /ccache --bind
+root_mount proc /proc -t proc
+
 # Xen's packages built before on this machine from the same inputs are
 # taken from a cache outside the clone, as ccache's objects are: named
 # after the source package, the prepared debian/ (the queue and the
-# changelog), the build command below and the installed packages.
-# shellcheck disable=SC2016 # expanded by eval below; hashed as written
-build_cmd='DEB_BUILD_OPTIONS="parallel=$JOBS nocheck" $NONET dpkg-buildpackage -b -uc -us'
+# changelog), the build command below and the build root's packages.
+# shellcheck disable=SC2016 # expanded by sh in the build root; hashed as written
+build_cmd='cd /build/xen && DEB_BUILD_OPTIONS="parallel=$0 nocheck" dpkg-buildpackage -b -uc -us'
 key=$({ cat "$dsc"; echo "$build_cmd"
         tar -C "$src" --sort=name --mtime=@0 --owner=0 --group=0 -cf - debian
-        dpkg-query -W; } 2>&1 | sha256sum | cut -c1-16)
-cached=${DEB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/xen-bigvm/deb}/$key
+        dpkg-query --admindir="$root/var/lib/dpkg" -W; } 2>&1 | sha256sum | cut -c1-16)
+cached=${DEB_CACHE:-$cache_top/deb}/$key
 rm -f "$out"/*.deb "$out"/*.buildinfo "$out"/*.changes
 if [ -f "$cached/done" ]; then
     cp "$cached"/*.deb "$cached"/*.buildinfo "$cached"/*.changes "$out"/
     echo "deb: xen $ours: built from the same inputs before, taken from $(stage_rel "$cached")"
 else
-    host=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
-    [ "$host" = "$codename" ] ||
-        die "xen $ours is for Debian $codename and builds on it only (this is ${host:-not Debian}); deb.sh --prepare makes its source anywhere"
-    stage_begin deb "building xen $ours with dpkg-buildpackage" "$log"
-    (
-        # shellcheck source=scripts/lib/ccache.sh
-        . "$top/scripts/lib/ccache.sh"
-        export CCACHE_BASEDIR=$src
-        cd "$src" && eval "$build_cmd"
-    ) >> "$log" 2>&1 || die "dpkg-buildpackage failed, see $(stage_rel "$log")"
+    stage_begin deb "building xen $ours with dpkg-buildpackage in the build root" "$log"
+    in_root sh -c "$build_cmd" "$JOBS" >> "$log" 2>&1 ||
+        die "dpkg-buildpackage failed, see $(stage_rel "$log")"
     mv "$out"/src/*.deb "$out"/src/*.buildinfo "$out"/src/*.changes "$out"/
     rm -rf "$cached"
     mkdir -p "$cached"

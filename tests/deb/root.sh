@@ -8,7 +8,10 @@
 #                         /proc and /dev, and no daemon started by a
 #                         maintainer script (policy-rc.d)
 #   in_root DIR CMD...    CMD in it, apt noninteractive
+#   in_root_log LOG DIR CMD...   the same, its output into LOG
 # shellcheck shell=bash
+# shellcheck source=scripts/lib/debroot.sh
+. "$TOP/scripts/lib/debroot.sh"
 
 _deb_mounts=()
 _deb_cleanup() {
@@ -23,21 +26,10 @@ deb_roots_init() {
 }
 
 make_root() {
-    local tar=$BUILD/cache/deb-root-bookworm.tar r=$1 mirror
-    if [ ! -f "$tar" ]; then
-        mirror=$(awk '$(NF - 1) == "bookworm" { print $(NF - 2); exit }' "$_deb_work/sources.list")
-        debootstrap --variant=minbase bookworm "${_deb_work:?}/boot" "$mirror" \
-            > "$_deb_work/debootstrap.log" 2>&1 ||
-            bail "debootstrap failed: $(tail -n 1 "$_deb_work/debootstrap.log")"
-        tar -C "$_deb_work/boot" -cf "$tar.new" . && mv "$tar.new" "$tar"
-        rm -rf "${_deb_work:?}/boot"
-    fi
-    mkdir -p "$r"
-    tar -C "$r" -xf "$tar"
-    sed 's/\[[^]]*\] //' "$_deb_work/sources.list" > "$r/etc/apt/sources.list"
-    cp /etc/resolv.conf "$r/etc/resolv.conf"
-    printf '#!/bin/sh\nexit 101\n' > "$r/usr/sbin/policy-rc.d"
-    chmod +x "$r/usr/sbin/policy-rc.d"
+    local tar=$BUILD/cache/deb-root-bookworm.tar r=$1
+    debroot_minbase "$tar" bookworm "$_deb_work/sources.list" "$_deb_work/debootstrap.log" ||
+        bail "debootstrap failed: $(tail -n 1 "$_deb_work/debootstrap.log")"
+    debroot_unpack "$tar" "$r" "$_deb_work/sources.list" || bail "cannot unpack $tar into $r"
     mount -t proc proc "$r/proc" && _deb_mounts+=("$r/proc")
     mount --bind /dev "$r/dev" && _deb_mounts+=("$r/dev")
     in_root "$r" apt-get -qq update || bail "apt-get update in a fresh root failed"
@@ -47,4 +39,10 @@ in_root() {
     local r=$1
     shift
     DEBIAN_FRONTEND=noninteractive chroot "$r" "$@"
+}
+
+in_root_log() {
+    local log=$1
+    shift
+    in_root "$@" > "$log" 2>&1
 }
