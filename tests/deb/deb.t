@@ -4,7 +4,8 @@
 # debian/patches/series applies the way dpkg-source applies it (quilt order,
 # no fuzz), its version sorts between Debian's and Debian's next upload, and
 # nothing else of Debian's packaging changes.  The packages themselves are
-# built and installed by `make deb-check` (tests/deb/packages.t).
+# built by `make deb`, compared with Debian's by tests/deb/layout.t and
+# installed by `make deb-check` (tests/deb/packages.t).
 #
 # Needs the network once for the source package (build/cache).  BASE picks
 # the release (4.17 default); 4.20's source is skipped when the mirror does
