@@ -54,73 +54,18 @@ import tarfile
 import threading
 import time
 
-E2E = os.path.dirname(os.path.abspath(__file__))
-TOP = os.path.dirname(os.path.dirname(E2E))
-sys.path.insert(0, E2E)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cases as data  # noqa: E402
+from common import E2E, MOVES, OUT_STATE, Setup, TOP, TRACE_GUEST, emit, log, read, run, sha256, write  # noqa: E402
 import cpuid_check  # noqa: E402
 import xtcount  # noqa: E402
+
 
 XEN_CMDLINE = ('console=com1 com1=115200,8n1 dom0_mem=1G,max:1G dom0_max_vcpus=2 '
                'loglvl=all guest_loglvl=all smap=0 xsave=0')
 DOM0_CMDLINE = 'console=hvc0 earlyprintk=xen rdinit=/init panic=5'
-TRACE_GUEST = 'e2e-trace-guest'
-OUT_STATE = {'tap': False, 'n': 0, 'log': None, 'lock': threading.Lock()}
 
 
-class Setup(Exception):
-    """A prerequisite missing: 'e2e: FAIL setup: ...'."""
-
-
-# -- output ------------------------------------------------------------------
-def emit(line):
-    """One line of output: a verdict becomes TAP in --tap mode."""
-    with OUT_STATE['lock']:
-        if OUT_STATE['log']:
-            OUT_STATE['log'].write(line + '\n')
-            OUT_STATE['log'].flush()
-        if OUT_STATE['tap']:
-            m = re.match(r'e2e: (PASS|FAIL) (.*)', line)
-            if m:
-                OUT_STATE['n'] += 1
-                line = '%s %d - %s' % ('ok' if m.group(1) == 'PASS' else 'not ok',
-                                       OUT_STATE['n'], m.group(2).replace('#', '\\#'))
-            else:
-                line = '# ' + line[5:] if line.startswith('e2e: ') else '# ' + line
-        print(line, flush=True)
-
-
-def log(msg):
-    emit('e2e: ' + msg)
-
-
-def run(cmd, **kw):
-    """subprocess.run with text output captured."""
-    return subprocess.run(cmd, capture_output=True, text=True, errors='replace', **kw)
-
-
-def read(path, default=None):
-    try:
-        with open(path, errors='replace') as f:
-            return f.read()
-    except OSError:
-        return default
-
-
-def write(path, text):
-    with open(path, 'w') as f:
-        f.write(text)
-
-
-def sha256(path):
-    h = hashlib.sha256()
-    with open(path, 'rb') as f:
-        for block in iter(lambda: f.read(1 << 20), b''):
-            h.update(block)
-    return h.hexdigest()
-
-
-# -- configuration -----------------------------------------------------------
 def emulator(env):
     """The emulator entry, with the environment's overrides applied."""
     name = env.get('E2E_EMULATOR') or data.EMULATOR
@@ -190,7 +135,6 @@ def selection(conf):
     return [c for c in data.CASES if c['name'] in names or c['group'] in names]
 
 
-# -- PVH: the death rate against p0 ------------------------------------------
 def binom_cdf(k, n, p):
     """P(X <= k), X ~ Binomial(n, p)."""
     return sum(math.comb(n, i) * p ** i * (1 - p) ** (n - i) for i in range(k + 1))
@@ -256,7 +200,6 @@ def rule(conf):
             % (t['p0'], t['p1'], t['hi'], t['lo'], t['nmax'], t['m']))
 
 
-# -- kernels -----------------------------------------------------------------
 def apt_opts(conf, suite):
     """apt options for SUITE: the machine's own for bookworm, else a private
     configuration under build/cache/apt-SUITE (the machine's mirror)."""
@@ -408,7 +351,6 @@ def modules(k, names):
     return order
 
 
-# -- images ------------------------------------------------------------------
 DOMU_INIT = r'''#!/bin/sh
 # domU: print the CPU topology Linux derived, then power off (e2e.rounds:
 # once dom0 is done moving it).
@@ -672,13 +614,18 @@ def build_dom0(conf, kern, sel_all):
     mkcpio(r, os.path.join(conf['out'], 'dom0.img'))
 
 
+# the boot test's own code (what e2e.py was): a change to it builds the
+# images again
+SOURCES = ('e2e.py', 'common.py')
+
+
 def images_key(conf, kern):
     """What the images are made of: they are built again when it changes."""
     h = hashlib.sha256()
     dm = conf.get('dm') and read(os.path.join(conf['dm'], '.from'))
     h.update(repr((sorted((v, k['path']) for v, k in kern.items()), dm,
                    conf['guest_extra'], conf['guest_cfg'], conf['plain'])).encode())
-    for f in ('dom0-init', 'cases.py', 'e2e.py', 'apic-ids.c', 'cpuid-dump.c', 'vnuma-info.c'):
+    for f in ('dom0-init', 'cases.py') + SOURCES + ('apic-ids.c', 'cpuid-dump.c', 'vnuma-info.c'):
         h.update(read(os.path.join(E2E, f), '').encode())
     with open(conf['pi_stats'], 'rb') as f:
         h.update(f.read())
@@ -725,7 +672,6 @@ def prerequisites(conf):
     os.makedirs(conf['cache'], exist_ok=True)
 
 
-# -- boots -------------------------------------------------------------------
 def qemu_argv(conf, cpu, serial):
     e = conf['emu']
     return ([e['qemu']] + (['-L', e['firmware']] if e['firmware'] else []) +
@@ -754,7 +700,6 @@ def dom0_args(conf, names):
     return s
 
 
-# -- symbols for dom0's hang dumps ---------------------------------------------
 # dom0 names a hung guest's addresses with a few symbols of its kernel
 # (dom0-init: ksyms), which for a kernel other than its own it learns by
 # booting a guest of that kernel: a minute or more under TCG, longer when
@@ -912,7 +857,6 @@ def run_boots(conf, sel, kern):
     return boots
 
 
-# -- judging a guest's output --------------------------------------------------
 def first_error(text):
     """xl's first error line (the cause), else its last line."""
     lines = [l for l in text.splitlines() if l.strip()]
@@ -927,14 +871,22 @@ def guest_lines(console):
 
 
 OOPS = 'BUG: ENTRY_TRAMPOLINE stack guard page was hit'
+
+
 CALLBACK = 'asm_sysvec_xen_hvm_callback'
+
+
 # where the callback vector, taken from user mode, has been seen taken
 # again with interrupts still disabled, on the base alone (docs/e2e.md)
 CALLBACK_ENTRY = (CALLBACK + '+0x0/', 'error_entry+')
+
+
 SPIN = ('ktime_get', 'ktime_get_update_offsets_now')
 # ... or on jiffies_lock, which the callback handler takes, one vCPU
 # holding it with the handler entered again on top
 JIFFIES, HANDLER = 'tick_do_update_jiffies64', 'sysvec_xen_hvm_callback'
+
+
 # the guest kernel symbols dom0's hang dumps need
 KSYMS = ('_stext', '_etext') + SPIN + (JIFFIES, HANDLER)
 
@@ -1162,7 +1114,6 @@ def keep_attempt(conf, c, k, bid, why):
     write(p + '.why', why + '\n')
 
 
-# -- verdicts ----------------------------------------------------------------
 def judge_pvh(conf, case, boots):
     cases, run = pvh_state(conf, conf['sel'], boots)
     st, c = cases[case['name']], case['name']
@@ -1226,9 +1177,6 @@ def judge_bad(conf, case, boots):
     if not hit:
         return False, 'refused (rc %s) without the expected message /%s/: %s' % (rc, case['expect'], first_error(txt))
     return True, 'refused: ' + re.sub(r'^.*(cpu_topology)', r'\1', hit.group(0))[:110]
-
-
-MOVES = ('restore', 'migrate', 'cycle')
 
 
 def rounds(console):
@@ -1503,7 +1451,6 @@ def verdicts(conf, sel, boots):
     return failed
 
 
-# -- modes -------------------------------------------------------------------
 def shell(conf, kern):
     print('e2e: shell: Xen + dom0 on this terminal; dom0 shell when ready.')
     print("e2e: guest configs in /e2e/cases/*.cfg; 'exit' powers off; Ctrl-a x kills QEMU")
@@ -1585,7 +1532,6 @@ def main_run(conf, mode):
     return 0
 
 
-# -- flake: where do PVH guests' deaths come from ----------------------------
 # Variants (E2E_FLAKE_VARIANTS, default "g"):
 #   g  the PVH cases as the boot test runs them (all in one boot, E2E_JOBS
 #      boots at once) on Xen built from the base alone (build/xen-stock),

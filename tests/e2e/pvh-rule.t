@@ -23,6 +23,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cases as data  # noqa: E402
+import common  # noqa: E402
 import e2e  # noqa: E402
 
 TRIALS = 2000
@@ -166,10 +167,10 @@ with tempfile.TemporaryDirectory() as tmp:
     ok(not os.path.exists(e2e.ksyms_file('sha-of-package')),
        'a helper console without all of KSYMS is not kept')
     subset = open(os.path.join(HANGS, 'kallsyms-6.12.117')).read()
-    e2e.write(os.path.join(out, 'ksyms-vmlinuz-6.12.console'),
-              'noise\r\nE2E-KSYMS-BEGIN\r\n' + subset.replace('\n', '\r\n') + 'E2E-KSYMS-END\r\n')
+    common.write(os.path.join(out, 'ksyms-vmlinuz-6.12.console'),
+                 'noise\r\nE2E-KSYMS-BEGIN\r\n' + subset.replace('\n', '\r\n') + 'E2E-KSYMS-END\r\n')
     e2e.ksyms_learn(conf_k, out)
-    ok(e2e.read(e2e.ksyms_file('sha-of-package')) == subset, 'one with all of them is kept, as printed')
+    ok(common.read(e2e.ksyms_file('sha-of-package')) == subset, 'one with all of them is kept, as printed')
     img = os.path.join(tmp, 'out.img')
     e2e.ksyms_give(conf_k, img)
     with tarfile.open(img) as t:
