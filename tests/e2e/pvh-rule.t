@@ -25,6 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cases as data  # noqa: E402
 import common  # noqa: E402
 import e2e  # noqa: E402
+import signatures  # noqa: E402
 
 TRIALS = 2000
 N = [0]
@@ -103,18 +104,18 @@ for f in sorted(glob.glob(os.path.join(os.path.dirname(os.path.abspath(__file__)
     lines = text.splitlines()
     user = next(i for i, l in enumerate(lines) if 'RIP: 0033:' in l)
     inner = max(i for i in range(user) if 'RIP: 0010:' in lines[i])
-    ok(e2e.tcg_oops(text), '%s: TCG\'s oops' % name)
+    ok(signatures.tcg_oops(text), '%s: TCG\'s oops' % name)
 
     def edit(i, a, b):
         return '\n'.join(lines[:i] + [re.sub(a, b, lines[i], count=1)] + lines[i + 1:])
     flags = next(i for i in range(inner, user) if 'EFLAGS:' in lines[i])
-    ok(not e2e.tcg_oops(edit(flags, r'EFLAGS: ([0-9a-f]+)',
-                             lambda m: 'EFLAGS: %08x' % (int(m.group(1), 16) | 0x200))),
+    ok(not signatures.tcg_oops(edit(flags, r'EFLAGS: ([0-9a-f]+)',
+                                    lambda m: 'EFLAGS: %08x' % (int(m.group(1), 16) | 0x200))),
        '%s with interrupts enabled in the innermost frame: not TCG\'s' % name)
-    ok(not e2e.tcg_oops(edit(inner, r'RIP: 0010:\S+', 'RIP: 0010:do_syscall_64+0x3c/0x90')),
+    ok(not signatures.tcg_oops(edit(inner, r'RIP: 0010:\S+', 'RIP: 0010:do_syscall_64+0x3c/0x90')),
        '%s with another innermost function: not TCG\'s' % name)
     by = max(i for i in range(inner) if re.match(r'\[ *[0-9.]+\]  \S+$', lines[i]))
-    ok(not e2e.tcg_oops(edit(by, r'asm_sysvec_xen_hvm_callback\+\S+', 'asm_exc_page_fault+0x22/0x30')),
+    ok(not signatures.tcg_oops(edit(by, r'asm_sysvec_xen_hvm_callback\+\S+', 'asm_exc_page_fault+0x22/0x30')),
        '%s interrupted by another vector: not TCG\'s' % name)
 
 # the hangs: real dumps of hung 6.12 guests (dom0's xenctx, as the boot
@@ -124,7 +125,7 @@ for f in sorted(glob.glob(os.path.join(os.path.dirname(os.path.abspath(__file__)
 HANGS = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'hangs')
 ksyms = sorted((int(a, 16), n) for a, _, n in
                (l.split()[:3] for l in open(os.path.join(HANGS, 'kallsyms-6.12.117'))))
-ok({n for _, n in ksyms} >= set(e2e.KSYMS), 'hangs/kallsyms-6.12.117 has every symbol of KSYMS')
+ok({n for _, n in ksyms} >= set(signatures.KSYMS), 'hangs/kallsyms-6.12.117 has every symbol of KSYMS')
 
 
 def named(dump):
@@ -140,16 +141,16 @@ def named(dump):
 
 
 seq = named(open(os.path.join(HANGS, 'seqcount-6.12.txt')).read())
-ok(e2e.tcg_hang(seq), 'seqcount-6.12: TCG\'s hang (every vCPU in the seqcount readers)')
-ok(not e2e.tcg_hang(seq.replace('rip: ffffffff811a6c1c ktime_get+0x1c', 'rip: ffffffff811a6c1c other+0x1c', 1)),
+ok(signatures.tcg_hang(seq), 'seqcount-6.12: TCG\'s hang (every vCPU in the seqcount readers)')
+ok(not signatures.tcg_hang(seq.replace('rip: ffffffff811a6c1c ktime_get+0x1c', 'rip: ffffffff811a6c1c other+0x1c', 1)),
    'seqcount-6.12 with one vCPU elsewhere: not TCG\'s')
 jif = named(open(os.path.join(HANGS, 'jiffies-lock-6.12.txt')).read())
-ok(e2e.tcg_hang(jif), 'jiffies-lock-6.12: TCG\'s hang (jiffies_lock held, the callback handler entered again)')
-ok(not e2e.tcg_hang(re.sub(r'(\[<[0-9a-f]+>\] )sysvec_xen_hvm_callback\+0x38', r'\1other+0x38', jif)),
+ok(signatures.tcg_hang(jif), 'jiffies-lock-6.12: TCG\'s hang (jiffies_lock held, the callback handler entered again)')
+ok(not signatures.tcg_hang(re.sub(r'(\[<[0-9a-f]+>\] )sysvec_xen_hvm_callback\+0x38', r'\1other+0x38', jif)),
    'jiffies-lock-6.12 without the handler entered again: not TCG\'s')
 vcpu0 = jif.index('vcpu0:'), jif.index('vcpu1:')
-ok(not e2e.tcg_hang(jif[:vcpu0[0]] + jif[vcpu0[0]:vcpu0[1]].replace('tick_do_update_jiffies64', 'other')
-                    + jif[vcpu0[1]:]),
+ok(not signatures.tcg_hang(jif[:vcpu0[0]] + jif[vcpu0[0]:vcpu0[1]].replace('tick_do_update_jiffies64', 'other')
+                           + jif[vcpu0[1]:]),
    'jiffies-lock-6.12 with one vCPU not on jiffies_lock: not TCG\'s')
 
 # the symbols dom0 learned in one boot reach the next: kept from a helper
