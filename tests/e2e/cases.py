@@ -44,7 +44,7 @@ PVH_CONF = 0.99
 # A run whose PVH guests die at p0 fails about PVH_ALPHA of the time, one
 # whose guests die at p1 (the rate doubled or the survival halved,
 # whichever is lower) at least PVH_POWER of the time: the bounds of
-# e2e.py's design(), and of the per-case bound M.
+# pvh.py's design(), and of the per-case bound M.
 PVH_ALPHA = 0.002
 PVH_POWER = 0.9
 

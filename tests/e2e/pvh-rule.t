@@ -1,17 +1,16 @@
 #!/usr/bin/python3
-"""The boot test's PVH rule, without booting: e2e.py's own scheduling
-(next_pvh) and judging (pvh_state) on guest runs drawn at a given death
+"""The boot test's PVH rule, without booting: its own scheduling (pvh.py:
+next_pvh) and judging (pvh_state) on guest runs drawn at a given death
 rate, with a fixed seed.  At the emulator's p0 the test must pass at least
 as often as PVH_ALPHA promises, at p1 (design()) fail at least as often as
 PVH_POWER does, always fail when every guest dies, and fail a case that
-never prints or dies otherwise however the others do; no boot runs more
-PVH cases than the emulator's per_boot.  Then TCG's oops
-signature (tcg_oops) on real guest oopses kept in tests/e2e/oops/ (from
-Xen built from the base alone) and on each altered where it matters; its
-hang signatures (tcg_hang) on real dumps of hung guests in
-tests/e2e/hangs/, whole and altered; and the guest kernel symbols dom0
-learns in one boot, kept and handed to the next (ksyms_learn,
-ksyms_give)."""
+never prints or dies otherwise however the others do; no boot runs more PVH
+cases than the emulator's per_boot.  Then TCG's oops signature (tcg_oops)
+on real guest oopses kept in tests/e2e/oops/ (from Xen built from the base
+alone) and on each altered where it matters; its hang signatures (tcg_hang)
+on real dumps of hung guests in tests/e2e/hangs/, whole and altered; and
+the guest kernel symbols dom0 learns in one boot, kept and handed to the
+next (ksyms_learn, ksyms_give)."""
 import os
 import glob
 import random
@@ -25,6 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cases as data  # noqa: E402
 import common  # noqa: E402
 import e2e  # noqa: E402
+import pvh  # noqa: E402
 import signatures  # noqa: E402
 
 TRIALS = 2000
@@ -40,7 +40,7 @@ def ok(cond, name):
 conf = e2e.config()
 sel = conf['sel'] = [c for c in data.CASES if c['group'] == 'pvh']
 outcome = {}
-e2e.topo_outcome = lambda conf, c, b: outcome[(c['name'], b['id'])]
+pvh.topo_outcome = lambda conf, c, b: outcome[(c['name'], b['id'])]
 
 
 def one(draw):
@@ -48,7 +48,7 @@ def one(draw):
     (every case passed, boots, the tally's runs)."""
     boots = []
     while len(boots) < 500:
-        names = e2e.next_pvh(conf, sel, boots)
+        names = pvh.next_pvh(conf, sel, boots)
         if not names:
             break
         b = e2e.new_boot(boots, 'pvh', 'amd', names)
@@ -56,7 +56,7 @@ def one(draw):
         for n in names:
             outcome[(n, b['id'])] = draw(n)
         b['secs'] = 1
-    cases, run = e2e.pvh_state(conf, sel, boots)
+    cases, run = pvh.pvh_state(conf, sel, boots)
     return all(st['state'] == 'pass' for st in cases.values()), len(boots), run
 
 
@@ -68,7 +68,7 @@ def rate(p, rnd):
 
 rnd = random.Random(1)
 t = conf['sprt']
-print('# %s' % e2e.rule(conf))
+print('# %s' % pvh.rule(conf))
 # Monte Carlo slack: 2000 draws of a rate near 0.3% or 92% vary by about
 # 0.1 and 0.6 points
 passed, boots = rate(t['p0'], rnd)
