@@ -25,6 +25,7 @@ import cases as data  # noqa: E402
 import common  # noqa: E402
 import e2e  # noqa: E402
 import pvh  # noqa: E402
+import settings  # noqa: E402
 import signatures  # noqa: E402
 
 TRIALS = 2000
@@ -37,7 +38,7 @@ def ok(cond, name):
     print('%s %d - %s' % ('ok' if cond else 'not ok', N[0], name), flush=True)
 
 
-conf = e2e.config()
+conf = settings.config()
 sel = conf['sel'] = [c for c in data.CASES if c['group'] == 'pvh']
 outcome = {}
 pvh.topo_outcome = lambda conf, c, b: outcome[(c['name'], b['id'])]
