@@ -51,7 +51,7 @@ PVH_POWER = 0.9
 # -- guest kernels: Debian packages, pinned ------------------------------------
 # package=version with its sha256; when the mirror no longer has it, the
 # package the suite's linux-image-amd64 depends on (the newest of the
-# series, matching `series`) is used instead, and e2e.py says so on stderr.
+# series, matching `series`) is used instead, and images.py says so on stderr.
 # dom0 runs DOM0_KERNEL.  suffix: what a case's name ends with on it.
 KERNELS = {
     '6.1': dict(suite='bookworm', package='linux-image-6.1.0-57-amd64',
