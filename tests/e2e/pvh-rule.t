@@ -10,7 +10,7 @@ on real guest oopses kept in tests/e2e/oops/ (from Xen built from the base
 alone) and on each altered where it matters; its hang signatures (tcg_hang)
 on real dumps of hung guests in tests/e2e/hangs/, whole and altered; and
 the guest kernel symbols dom0 learns in one boot, kept and handed to the
-next (ksyms_learn, ksyms_give)."""
+next (ksyms_learn, ksyms_give, in boot.py)."""
 import os
 import glob
 import random
@@ -22,8 +22,8 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cases as data  # noqa: E402
+import boot  # noqa: E402
 import common  # noqa: E402
-import e2e  # noqa: E402
 import pvh  # noqa: E402
 import settings  # noqa: E402
 import signatures  # noqa: E402
@@ -52,7 +52,7 @@ def one(draw):
         names = pvh.next_pvh(conf, sel, boots)
         if not names:
             break
-        b = e2e.new_boot(boots, 'pvh', 'amd', names)
+        b = boot.new_boot(boots, 'pvh', 'amd', names)
         WIDEST[0] = max(WIDEST[0], len(names))
         for n in names:
             outcome[(n, b['id'])] = draw(n)
@@ -159,22 +159,22 @@ ok(not signatures.tcg_hang(jif[:vcpu0[0]] + jif[vcpu0[0]:vcpu0[1]].replace('tick
 # helper's from before the jiffies_lock hang was known, without its two
 # symbols), handed over on the output disk as kallsyms-NAME
 with tempfile.TemporaryDirectory() as tmp:
-    e2e.KSYMS_CACHE = os.path.join(tmp, 'cache')
+    boot.KSYMS_CACHE = os.path.join(tmp, 'cache')
     conf_k = dict(ksyms={'vmlinuz-6.12': 'sha-of-package'})
     out = os.path.join(tmp, 'out')
     os.makedirs(out)
     shutil.copy(os.path.join(HANGS, 'ksyms-helper-8-symbols.console'),
                 os.path.join(out, 'ksyms-vmlinuz-6.12.console'))
-    e2e.ksyms_learn(conf_k, out)
-    ok(not os.path.exists(e2e.ksyms_file('sha-of-package')),
+    boot.ksyms_learn(conf_k, out)
+    ok(not os.path.exists(boot.ksyms_file('sha-of-package')),
        'a helper console without all of KSYMS is not kept')
     subset = open(os.path.join(HANGS, 'kallsyms-6.12.117')).read()
     common.write(os.path.join(out, 'ksyms-vmlinuz-6.12.console'),
                  'noise\r\nE2E-KSYMS-BEGIN\r\n' + subset.replace('\n', '\r\n') + 'E2E-KSYMS-END\r\n')
-    e2e.ksyms_learn(conf_k, out)
-    ok(common.read(e2e.ksyms_file('sha-of-package')) == subset, 'one with all of them is kept, as printed')
+    boot.ksyms_learn(conf_k, out)
+    ok(common.read(boot.ksyms_file('sha-of-package')) == subset, 'one with all of them is kept, as printed')
     img = os.path.join(tmp, 'out.img')
-    e2e.ksyms_give(conf_k, img)
+    boot.ksyms_give(conf_k, img)
     with tarfile.open(img) as t:
         ok(t.getnames() == ['kallsyms-vmlinuz-6.12']
            and t.extractfile('kallsyms-vmlinuz-6.12').read().decode() == subset,
