@@ -20,7 +20,7 @@ from signatures import KSYMS
 # the boot test's own code (what e2e.py was): a change to it builds the
 # images again
 SOURCES = ('e2e.py', 'common.py', 'settings.py', 'pvh.py', 'images.py', 'boot.py',
-           'signatures.py', 'judge.py')
+           'signatures.py', 'judge.py', 'flake.py')
 
 
 def apt_opts(conf, suite):
