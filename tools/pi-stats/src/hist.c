@@ -36,6 +36,16 @@ static void radix_sort(uint32_t *a, uint32_t *tmp, size_t n)
     size_t cnt[256];
     uint32_t *src = a, *dst = tmp, diff = 0;
 
+    if (n <= 32) {              /* a pass's 256 counters cost more */
+        for (size_t i = 1; i < n; i++) {
+            uint32_t v = a[i];
+            size_t j = i;
+            for (; j > 0 && a[j - 1] > v; j--)
+                a[j] = a[j - 1];
+            a[j] = v;
+        }
+        return;
+    }
     for (size_t i = 0; i < n; i++)
         diff |= a[i] ^ a[0];
     for (unsigned sh = 0; sh < 32; sh += 8) {
@@ -666,6 +676,40 @@ struct pis_vc *pis_hist_sorted(const struct pis_hist *h, size_t *n)
     return combine(h, 1, n);
 }
 
+/* pis_hist_at_ranks of a store that holds nothing but small counters and
+ * at most RANK_STACK buffered values (thousands of pCPUs' stores of a few
+ * hundred samples each): the buffer sorted on the stack and walked with
+ * the counters, no sorted copy of the whole store. */
+#define RANK_STACK 1024
+static void small_at_ranks(const struct pis_hist *h, const uint64_t *rank,
+                           size_t nr, uint64_t *out)
+{
+    uint32_t sb[RANK_STACK], tmp[RANK_STACK];
+    size_t v = 0, j = 0, k = 0, n = h->nbuf;
+    uint64_t seen = 0;
+
+    memcpy(sb, h->buf, n * sizeof(*sb));
+    radix_sort(sb, tmp, n);
+    while (k < nr) {
+        uint64_t val;
+        while (v < h->nsmall && !h->small[v])
+            v++;
+        if (v < h->nsmall && (j == n || v <= sb[j])) {
+            val = v;
+            seen += h->small[v++];
+        } else if (j < n) {
+            val = sb[j++];
+            seen++;
+        } else {
+            break;
+        }
+        while (k < nr && seen >= rank[k])
+            out[k++] = val;
+    }
+    while (k < nr)              /* ranks past the count */
+        out[k++] = h->max;
+}
+
 int pis_hist_at_ranks(const struct pis_hist *h, const uint64_t *rank,
                       size_t nr, uint64_t *out)
 {
@@ -675,6 +719,10 @@ int pis_hist_at_ranks(const struct pis_hist *h, const uint64_t *rank,
     size_t used = h->used, i = 0, x = 0, k = 0;
     uint64_t seen = 0;
 
+    if (!h->used && !h->wide && h->nbuf <= RANK_STACK) {
+        small_at_ranks(h, rank, nr, out);
+        return 0;
+    }
     if (h->nbuf || h->small) {  /* pending samples: sort them in */
         all = pis_hist_sorted(h, &used);
         if (!all)

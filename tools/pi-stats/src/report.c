@@ -84,6 +84,21 @@ unsigned pis_report_npcpus(const struct pis_report *r)
     return n;
 }
 
+/* out[k] = the value of rank rank[k] (ascending, at most the count) among
+ * the samples of vc[0..n) (sorted, distinct values). */
+static void vc_at_ranks(const struct pis_vc *vc, size_t n,
+                        const uint64_t *rank, size_t nr, uint64_t *out)
+{
+    uint64_t seen = 0;
+    size_t k = 0;
+
+    for (size_t i = 0; i < n && k < nr; i++) {
+        seen += vc[i].count;
+        while (k < nr && seen >= rank[k])
+            out[k++] = vc[i].value;
+    }
+}
+
 int pis_summarize(const struct pis_hist *h, struct pis_summary *s,
                   struct pis_vc **vc, size_t *nvc)
 {
@@ -101,13 +116,10 @@ int pis_summarize(const struct pis_hist *h, struct pis_summary *s,
         return -1;
     for (unsigned i = 0; i < 4; i++)
         rank[i + 1] = pis_rank(h->count, pct[i]);
-    if (pis_hist_at_ranks(h, rank, 5, at)) {
-        if (vc) {
-            free(*vc);
-            *vc = NULL;
-        }
+    if (vc)                     /* the sorted copy: no second sort */
+        vc_at_ranks(*vc, *nvc, rank, 5, at);
+    else if (pis_hist_at_ranks(h, rank, 5, at))
         return -1;
-    }
     s->count = h->count;
     s->min = at[0];
     s->max = h->max;

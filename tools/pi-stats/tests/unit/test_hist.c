@@ -253,6 +253,47 @@ static void test_cpulist(void)
     CHECK(pis_cpulist_parse("1x", m, err, sizeof(err)) == -1, "1x");
 }
 
+/* Ranks of small stores (a few hundred samples, as each of thousands of
+ * pCPUs holds): small counters and buffered values, some below
+ * PIS_HIST_SMALL (buffered before the counters grew to them), read where
+ * they lie; every rank against the sorted copy. */
+static void test_small_ranks(void)
+{
+    static const unsigned sizes[] = { 1, 2, 5, 31, 32, 33, 100, 700, 1024 };
+
+    for (size_t z = 0; z < sizeof(sizes) / sizeof(sizes[0]); z++) {
+        struct pis_hist h;
+        struct pis_vc *vc;
+        uint64_t rank[1100], got[1100];
+        size_t nvc, bad = 0;
+        uint64_t x = 0x9e3779b97f4a7c15ull;
+
+        pis_hist_init(&h);
+        for (unsigned i = 0; i < sizes[z]; i++) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            /* small values first far above the counters' first 64 */
+            uint64_t v = i % 3 ? 800 + x % 60000 : (i < 40 ? 500 + x % 8
+                                                             : x % 70);
+            CHECK(pis_hist_add1(&h, v, 1, i, i, 0) == 0, "add");
+        }
+        vc = pis_hist_sorted(&h, &nvc);
+        for (uint64_t k = 0; k < h.count; k++)
+            rank[k] = k + 1;
+        CHECK(vc && pis_hist_at_ranks(&h, rank, h.count, got) == 0,
+              "%u samples: at_ranks", sizes[z]);
+        for (size_t i = 0, k = 0, seen = 0; vc && i < nvc; i++)
+            for (seen += vc[i].count; k < seen; k++)
+                bad += got[k] != vc[i].value;
+        CHECK(h.used == 0 && h.wide == NULL && bad == 0,
+              "%u samples held in small counters and buffer: every rank "
+              "as the sorted copy says (%zu differ)", sizes[z], bad);
+        free(vc);
+        pis_hist_free(&h);
+    }
+}
+
 int main(void)
 {
     test_ranks();
@@ -260,6 +301,7 @@ int main(void)
     test_merge_and_ties();
     test_many();
     test_store();
+    test_small_ranks();
     test_buckets();
     test_cpulist();
     return TAP_DONE();
