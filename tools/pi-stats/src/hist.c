@@ -688,7 +688,8 @@ static void small_at_ranks(const struct pis_hist *h, const uint64_t *rank,
     size_t v = 0, j = 0, k = 0, n = h->nbuf;
     uint64_t seen = 0;
 
-    memcpy(sb, h->buf, n * sizeof(*sb));
+    if (n)
+        memcpy(sb, h->buf, n * sizeof(*sb));
     radix_sort(sb, tmp, n);
     while (k < nr) {
         uint64_t val;
