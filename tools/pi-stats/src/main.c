@@ -84,6 +84,12 @@ static void on_rec(void *ctx, const struct pis_rec *rec)
     pis_pi_record(ic->pi, rec);
 }
 
+static void on_group(void *ctx, const struct pis_group *g)
+{
+    struct input_ctx *ic = ctx;
+    pis_pi_group(ic->pi, g);
+}
+
 static int data_problems(const struct pis_report *r)
 {
     return r->st.corrupt_events || r->st.corrupt_bytes ||
@@ -108,11 +114,12 @@ static int analyse(struct pis_report *rep, const char *name, int index,
     rep->pi.file = index;
     rep->pi.diag = on_diag;
     rep->pi.diag_ctx = &ic;
-    if (pis_reader_init(&rd, on_rec, on_diag, &ic) || pis_pi_want(&rd)) {
+    if (pis_reader_init(&rd, on_rec, on_diag, &ic) || pis_pi_want(&rd, 1)) {
         fprintf(stderr, "pi-stats: out of memory\n");
         pis_reader_free(&rd);
         return PIS_EXIT_INTERNAL;
     }
+    rd.on_group = on_group;
     live->rd = &rd;
     live->pi = &rep->pi;
     live->name = name;

@@ -37,14 +37,23 @@ void pis_pi_free(struct pis_pi *p)
     memset(p, 0, sizeof(*p));
 }
 
-int pis_pi_want(struct pis_reader *r)
+int pis_pi_want(struct pis_reader *r, int grouped)
 {
-    static const uint32_t ev[] = {
-        PI_EVT_LIST_ADD, PI_EVT_WAKEUP, PI_EVT_LIST_MOVE, PI_EVT_OLD_BLOCK,
-        PI_EVT_OLD_WSTART, PI_EVT_OLD_WEND, TRC_LOST_RECORDS,
+    /* in file order: the legacy pairs and what voids them */
+    static const uint32_t ordered[] = {
+        PI_EVT_OLD_BLOCK, PI_EVT_OLD_WSTART, PI_EVT_OLD_WEND,
+        TRC_LOST_RECORDS,
     };
-    for (size_t i = 0; i < sizeof(ev) / sizeof(ev[0]); i++)
-        if (pis_reader_want(r, ev[i]) != 0)
+    /* grouped unless asked not to: nothing depends on their order */
+    static const uint32_t later[] = {
+        PI_EVT_LIST_ADD, PI_EVT_WAKEUP, PI_EVT_LIST_MOVE,
+    };
+    for (size_t i = 0; i < sizeof(ordered) / sizeof(ordered[0]); i++)
+        if (pis_reader_want(r, ordered[i]) != 0)
+            return -1;
+    for (size_t i = 0; i < sizeof(later) / sizeof(later[0]); i++)
+        if ((grouped ? pis_reader_want_grouped(r, later[i])
+                     : pis_reader_want(r, later[i])) != 0)
             return -1;
     return 0;
 }
@@ -105,10 +114,10 @@ static void interval_sample(struct pis_pi *p, enum pis_metric_id m,
 {
     struct pis_hist *h = &p->iv->h[m];
 
-    if (!h->count || v > h->max)
-        p->iv->max_cpu[m] = cpu;
     if (pis_hist_add1(h, v, rec->has_tsc, tsc, rec->offset, p->file))
         p->oom = 1;
+    else if (h->max_offset == rec->offset && h->max_file == p->file)
+        p->iv->max_cpu[m] = cpu;    /* the first maximum: in any order */
 }
 
 /* Inlined in each caller, the interval's part not: a call to it took
@@ -152,7 +161,9 @@ static void list_sample(struct pis_pi *p, uint32_t cpu, uint64_t len,
     struct pis_longest *l = &p->longest;
 
     sample(p, PIS_M_LIST_LEN, cpu, len, rec, rec->tsc);
-    if (!l->set || len > l->len) {
+    /* the first in the input, whatever the order samples come in */
+    if (!l->set || len > l->len ||
+        (len == l->len && rec->offset < l->offset)) {
         l->set = 1;
         l->len = len;
         l->offset = rec->offset;
@@ -332,6 +343,43 @@ static int in_range(struct pis_range *r, const struct pis_rec *rec)
     }
     d = (int64_t)(rec->tsc - r->base);
     return d >= r->rlo && d < r->rhi;
+}
+
+/* Records of grouped events one event at a time, each in a loop of its
+ * own: the branches of one event's decoding are predictable, those of
+ * events in the mixed order of a trace are not. */
+void pis_pi_group(struct pis_pi *p, const struct pis_group *g)
+{
+    struct pis_rec rec;
+
+#define EACH_REC(body)                                                  \
+    for (uint32_t k = 0; k < g->n; k++) {                               \
+        pis_group_rec(g, k, &rec);                                      \
+        if (p->range.on && !in_range(&p->range, &rec)) {                \
+            p->c.out_of_range++;                                        \
+            continue;                                                   \
+        }                                                               \
+        p->c.no_tsc += !rec.has_tsc;                                    \
+        body;                                                           \
+    }
+    switch (g->event) {
+    case PI_EVT_LIST_ADD:
+        EACH_REC(list_add(p, &rec));
+        return;
+    case PI_EVT_WAKEUP:
+        EACH_REC(wakeup(p, &rec));
+        return;
+    case PI_EVT_LIST_MOVE:
+        EACH_REC(list_in_word2(p, &rec, &p->c.list_move));
+        return;
+    default:
+        for (uint32_t k = 0; k < g->n; k++) {
+            pis_group_rec(g, k, &rec);
+            pis_pi_record(p, &rec);
+        }
+        return;
+    }
+#undef EACH_REC
 }
 
 void pis_pi_record(struct pis_pi *p, const struct pis_rec *rec)

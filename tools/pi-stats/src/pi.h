@@ -93,9 +93,14 @@ extern const char *const pis_metric_name[PIS_NMETRICS];
 
 int pis_pi_init(struct pis_pi *p, const unsigned char *cpu_filter);
 void pis_pi_free(struct pis_pi *p);
-/* Register the events this decoder needs with a reader. */
-int pis_pi_want(struct pis_reader *r);
+/* Register the events this decoder needs with a reader; grouped: those
+ * whose order among the others does not matter for pis_pi_group (the
+ * results are the same either way). */
+int pis_pi_want(struct pis_reader *r, int grouped);
 void pis_pi_record(struct pis_pi *p, const struct pis_rec *rec);
+/* The same for the records of a group (pis_pi_want asks for grouped
+ * delivery of the events whose order among others does not matter). */
+void pis_pi_group(struct pis_pi *p, const struct pis_group *g);
 /* Keep the samples of each interval too (--interval); 0 or -1. */
 int pis_pi_interval_on(struct pis_pi *p);
 /* Start a new interval. */

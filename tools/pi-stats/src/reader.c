@@ -27,6 +27,15 @@ static int lk_put(struct pis_reader *r, uint32_t ev, unsigned code)
     return 0;
 }
 
+/* The group of event number k (want_evt[k]) in the table. */
+static void lk_group(struct pis_reader *r, unsigned k)
+{
+    unsigned i = lk_index(r->hash_mul, r->want_evt[k]);
+
+    r->lk_code[i] &= (unsigned char)~(LK_LOOK | LK_ORDERED);
+    r->lk_group[i] = (unsigned char)(k + 1);
+}
+
 /* Fill the event table, trying multipliers until no two events collide
  * (with at most 18 events in 256 slots, a few tries).  0, or -1. */
 static int lk_build(struct pis_reader *r)
@@ -39,6 +48,7 @@ static int lk_build(struct pis_reader *r)
         /* no event id (28 bits) matches an unused slot */
         memset(r->lk_evt, 0xff, sizeof(r->lk_evt));
         memset(r->lk_code, 0, sizeof(r->lk_code));
+        memset(r->lk_group, 0, sizeof(r->lk_group));
         bad |= lk_put(r, TRC_WRAP_BUFFER, LK_LOOK);
         bad |= lk_put(r, TRC_LOST_RECORDS, LK_LOOK);
         for (unsigned i = 0; i < r->nwant; i++) {
@@ -46,8 +56,13 @@ static int lk_build(struct pis_reader *r)
             if (ev != TRC_WRAP_BUFFER)
                 bad |= lk_put(r, ev, LK_LOOK | LK_ORDERED);
         }
-        if (!bad)
-            return 0;
+        if (bad)
+            continue;
+        for (unsigned i = 0; i < r->nwant; i++)
+            if (r->want_grouped[i] && r->want_evt[i] != TRC_WRAP_BUFFER &&
+                r->want_evt[i] != TRC_LOST_RECORDS)
+                lk_group(r, i);
+        return 0;
     }
     return -1;
 }
@@ -59,6 +74,11 @@ int pis_reader_init(struct pis_reader *r, pis_rec_fn on_rec,
     r->cpu = calloc(PIS_MAX_CPUS, sizeof(*r->cpu));
     if (!r->cpu)
         return -1;
+    r->gq = malloc((PIS_WANT_MAX + 1) * PIS_GROUP * sizeof(*r->gq));
+    if (!r->gq) {
+        free(r->cpu);
+        return -1;
+    }
     r->on_rec = on_rec;
     r->on_diag = on_diag;
     r->ctx = ctx;
@@ -70,17 +90,22 @@ int pis_reader_init(struct pis_reader *r, pis_rec_fn on_rec,
 void pis_reader_free(struct pis_reader *r)
 {
     free(r->cpu);
+    free(r->gq);
     r->cpu = NULL;
+    r->gq = NULL;
 }
 
-int pis_reader_want(struct pis_reader *r, uint32_t event)
+static int want(struct pis_reader *r, uint32_t event, int grouped)
 {
     event &= TRC_EVENT_MASK;
     for (unsigned i = 0; i < r->nwant; i++)
-        if (r->want_evt[i] == event)
-            return 0;
+        if (r->want_evt[i] == event) {
+            r->want_grouped[i] &= grouped;
+            return lk_build(r);
+        }
     if (r->nwant >= PIS_WANT_MAX)
         return -1;
+    r->want_grouped[r->nwant] = (unsigned char)grouped;
     r->want_evt[r->nwant++] = event;
     if (lk_build(r)) {
         r->nwant--;
@@ -88,6 +113,16 @@ int pis_reader_want(struct pis_reader *r, uint32_t event)
         return -1;
     }
     return 0;
+}
+
+int pis_reader_want(struct pis_reader *r, uint32_t event)
+{
+    return want(r, event, 0);
+}
+
+int pis_reader_want_grouped(struct pis_reader *r, uint32_t event)
+{
+    return want(r, event, 1);
 }
 
 unsigned pis_reader_npcpus(const struct pis_reader *r)
@@ -249,6 +284,10 @@ static void look(struct pis_reader *r, const unsigned char *q, uint32_t h,
     r->on_rec(r->ctx, &rec);
 }
 
+struct walker;
+static void group_flush(struct pis_reader *r, const struct walker *wk,
+                        int sw);
+
 /* One window being walked. */
 struct walker {
     const unsigned char *p;     /* its first record */
@@ -300,7 +339,7 @@ static PIS_ALWAYS_INLINE int walk_one(struct pis_reader *r, struct walker *wk,
     const unsigned char *p = wk->p;
     size_t q = wk->q;
     uint32_t h, sz, ev;
-    unsigned code, i, cls;
+    unsigned code, i, cls, hit, g;
     uint64_t tsc = 0;
     int back = 0;
 
@@ -323,7 +362,13 @@ static PIS_ALWAYS_INLINE int walk_one(struct pis_reader *r, struct walker *wk,
         back = tsc < wk->last;
     }
     i = lk_index(r->hash_mul, ev);
-    code = r->lk_code[i] & -(unsigned)(r->lk_evt[i] == ev);
+    hit = -(unsigned)(r->lk_evt[i] == ev);
+    code = r->lk_code[i] & hit;
+    g = r->lk_group[i] & hit;
+    /* held without a branch: group 0 takes the others, and never grows */
+    r->gq[g * PIS_GROUP + r->gn[g]] = (uint32_t)q;
+    r->gn[g] += g != 0;
+    r->ng += g != 0;
     wk->by_class[cls]++;
     if (h & TRC_TSC_FLAG) {
         if (back) {
@@ -342,7 +387,35 @@ static PIS_ALWAYS_INLINE int walk_one(struct pis_reader *r, struct walker *wk,
     if (code & LK_LOOK)
         look(r, p + q, h, tsc, wk->cpu, wk->base + q, code, sw);
     wk->q = q + sz;
+    if (r->ng == PIS_GROUP)
+        group_flush(r, wk, sw);
     return 1;
+}
+
+/* Pass the records of grouped events held (see pis_reader_want_grouped)
+ * on, event by event. */
+static void group_flush(struct pis_reader *r, const struct walker *wk,
+                        int sw)
+{
+    struct pis_group g = { wk->p, NULL, wk->base, 0, 0, wk->cpu, sw };
+    struct pis_rec rec;
+
+    for (unsigned k = 0; k < r->nwant; k++) {
+        g.q = r->gq + (size_t)(k + 1) * PIS_GROUP;
+        g.n = r->gn[k + 1];
+        g.event = r->want_evt[k];
+        if (!g.n)
+            continue;
+        if (r->on_group)
+            r->on_group(r->ctx, &g);
+        else
+            for (uint32_t i = 0; r->on_rec && i < g.n; i++) {
+                pis_group_rec(&g, i, &rec);
+                r->on_rec(r->ctx, &rec);
+            }
+    }
+    memset(r->gn, 0, sizeof(r->gn));
+    r->ng = 0;
 }
 
 /* Walk the rest of a window. */
@@ -354,6 +427,8 @@ static PIS_ALWAYS_INLINE void walk_rest(struct pis_reader *r,
         have = wk->size;
     while (wk->q < have && walk_one(r, wk, have, sw, whole))
         ;
+    if (r->ng)
+        group_flush(r, wk, sw);
     if (wk->w.end == WALK_OK && have < wk->size)
         wk->w.end = WALK_SHORT;
     wk->w.stop = wk->q;

@@ -73,6 +73,34 @@ struct pis_read_stats {
 #define PIS_BO_BIG    2u
 
 typedef void (*pis_rec_fn)(void *ctx, const struct pis_rec *rec);
+
+/* Records of one grouped event (pis_reader_want_grouped) from one window,
+ * in file order. */
+struct pis_group {
+    const unsigned char *p;     /* the window's first record */
+    const uint32_t *q;          /* offsets in p of the n records */
+    uint64_t base;              /* input offset of p */
+    uint32_t n, event, cpu;
+    int swapped;
+};
+typedef void (*pis_group_fn)(void *ctx, const struct pis_group *g);
+
+/* Record k of a group. */
+static inline void pis_group_rec(const struct pis_group *g, uint32_t k,
+                                 struct pis_rec *rec)
+{
+    const unsigned char *at = g->p + g->q[k];
+    uint32_t h = pis_ld32o(at, g->swapped);
+
+    rec->offset = g->base + g->q[k];
+    rec->event = g->event;
+    rec->cpu = g->cpu;
+    rec->nwords = (h >> TRC_EXTRA_SHIFT) & TRC_EXTRA_MASK;
+    rec->has_tsc = (h & TRC_TSC_FLAG) != 0;
+    rec->tsc = rec->has_tsc ? pis_ldtsc(at + 4, g->swapped) : 0;
+    rec->swapped = g->swapped;
+    rec->data = at + (rec->has_tsc ? 12 : 4);
+}
 typedef void (*pis_diag_fn)(void *ctx, enum pis_diag_kind kind,
                             uint64_t offset, const char *msg);
 
@@ -82,19 +110,31 @@ typedef void (*pis_diag_fn)(void *ctx, enum pis_diag_kind kind,
 /* An input cut mid-record: its first window header must start in the
  * first PIS_LEAD_MAX bytes. */
 #define PIS_LEAD_MAX   (1u << 20)
+/* Records of grouped events held at most before they are passed on. */
+#define PIS_GROUP      512
 
 struct pis_reader {
     pis_rec_fn on_rec;
+    pis_group_fn on_group;      /* grouped events' records, or NULL: then
+                                 * each goes to on_rec */
     pis_diag_fn on_diag;
     void *ctx;
     /* Wanted events, and WRAP_BUFFER and LOST_RECORDS, in a table hashed
      * by a multiplier chosen so that none of them share a slot: one load
      * and compare per record, no branch. */
     uint32_t want_evt[PIS_WANT_MAX];
+    unsigned char want_grouped[PIS_WANT_MAX];
     unsigned nwant;
+    /* Records of grouped events not yet passed on: group s (1..nwant,
+     * the want_evt index + 1) holds gn[s] offsets in the window being
+     * walked at gq + s * PIS_GROUP; ng of them in all. */
+    uint32_t *gq;
+    uint32_t gn[PIS_WANT_MAX + 1];
+    uint32_t ng;
     uint32_t hash_mul;
     uint32_t lk_evt[PIS_LOOKUP];
     unsigned char lk_code[PIS_LOOKUP];
+    unsigned char lk_group[PIS_LOOKUP];     /* group of the event, or 0 */
     /* The class index (pis_class_index) of each value of the class bits. */
     unsigned char class_of[1u << 12];
     struct pis_cpu_stats *cpu;  /* PIS_MAX_CPUS entries */
@@ -120,6 +160,13 @@ void pis_reader_free(struct pis_reader *r);
  * reader; ask for it too if the client keeps pairing state.
  * Returns -1 when the table is full. */
 int pis_reader_want(struct pis_reader *r, uint32_t event);
+/* The same, for an event whose records may reach on_rec grouped: those of
+ * up to PIS_GROUP records of one window are passed on together, event by
+ * event (each event's in file order), after that part of the window was
+ * walked, not in file order among other events.  For a client that needs
+ * no order between events: the event sequence of a window with many
+ * kinds is not predictable, one call per event in turn is. */
+int pis_reader_want_grouped(struct pis_reader *r, uint32_t event);
 
 /* Process the bytes at absolute offset r->pos.  buf holds len bytes;
  * eof says no more bytes follow.  Handles at most one window (or one

@@ -209,6 +209,63 @@ def unit_reader_every_truncation_and_chunking_of_real_prefixes():
             name, out[-3000:]))
 
 
+def mixed_pi_trace(seed=7, ncpu=6, windows=40):
+    """PI records of every kind in random order, windows of more records
+    than a group holds, spilled adds, malformed records, and the longest
+    length first reached by a move and then by an add of the same window
+    (the move is the first in the file)."""
+    import random
+    rnd = random.Random(seed)
+    tsc, out = 1000, []
+    for w in range(windows):
+        cpu, recs = w % ncpu, []
+        for _ in range(rnd.randrange(100, 1400)):
+            tsc += rnd.randrange(1, 500)
+            k = rnd.randrange(100)
+            if k < 40:
+                lst = cpu if rnd.randrange(8) else rnd.randrange(ncpu)
+                recs.append(g.pi_add(tsc, rnd.randrange(4), rnd.randrange(64),
+                                     cpu, lst, rnd.randrange(1, 30),
+                                     rnd.choice((0, 16))))
+            elif k < 80:
+                walked = rnd.randrange(30)
+                recs.append(g.pi_wakeup(tsc, walked, walked // 2,
+                                        rnd.randrange(500, 90000)))
+            elif k < 85:
+                recs.append(g.pi_move(tsc, 1, 2, cpu, (cpu + 1) % ncpu,
+                                      rnd.randrange(1, 30)))
+            elif k < 86:
+                recs.append(g.rec(g.PI_ADD, tsc, [1, 2]))        # too short
+            elif k < 87:
+                recs.append(g.pi_move(tsc, 1, 2, cpu, 5000, 3))  # pCPU 5000
+            else:
+                recs.append(g.filler(tsc))
+        if w == windows // 2:
+            recs.append(g.pi_move(tsc + 1, 3, 9, cpu, cpu, 30))
+            recs.append(g.pi_add(tsc + 2, 2, 8, cpu, cpu, 30, 0))
+            tsc += 2
+        out.append(g.window(cpu, recs))
+    return b''.join(out)
+
+
+@test
+def unit_grouped_records_give_what_file_order_gives():
+    # pi-stats passes the records of each PI event on in groups, not in
+    # file order: the same results, on mixed records and on the real dumps
+    mixed = write('mixed-pi.xentrace', mixed_pi_trace())
+    js, _ = run_json([mixed])
+    ll = js['list_length']
+    check((ll['max'], ll['max_domain'], ll['max_vcpu']) == (30, 3, 9),
+          'the longest list is the first of length 30, a move by d3v9: %s'
+          % ((ll['max'], ll['max_domain'], ll['max_vcpu']),))
+    p = subprocess.run([os.path.join(UNIT, 'test_order'), mixed,
+                        real('credit2-hvm-8cpu.xentrace'),
+                        real('rtds-8cpu.xentrace')],
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    out = p.stdout.decode()
+    check(p.returncode == 0, 'test_order failed:\n' + out[-3000:])
+
+
 # ------------------------------------------------------------ real dumps
 def real_facts(name):
     js, err = run_json([real(name)])

@@ -1,5 +1,7 @@
-/* decode_both.h - an input decoded whole and in chunks, to check that the
- * two agree (the fuzzer).  Header-only: each program includes it once. */
+/* decode_both.h - an input decoded whole and in chunks, with the records
+ * of the PI events grouped (as pi-stats reads) and in file order, to check
+ * that they agree (the fuzzer, test_order).  Header-only: each program
+ * includes it once. */
 #ifndef PIS_DECODE_BOTH_H
 #define PIS_DECODE_BOTH_H
 
@@ -21,6 +23,11 @@ static void db_on_rec(void *c, const struct pis_rec *r)
     pis_pi_record(&((struct db_ctx *)c)->pi, r);
 }
 
+static void db_on_group(void *c, const struct pis_group *g)
+{
+    pis_pi_group(&((struct db_ctx *)c)->pi, g);
+}
+
 /* What both must agree on: read statistics, PI counters, the summary of
  * each metric over all pCPUs and of the limits, and a digest of every
  * pCPU's summaries. */
@@ -28,6 +35,7 @@ struct db_result {
     struct pis_read_stats st;
     struct pis_pi_counts c;
     struct pis_summary s[PIS_NMETRICS], limits;
+    struct pis_longest longest;
     uint64_t cpu_digest;
     int fatal;
 };
@@ -38,10 +46,11 @@ static void db_digest(uint64_t *d, uint64_t v)
 }
 
 /* Decode data[0..size): fed whole when chunk is 0, else chunk bytes at a
- * time.  0, or -1 when the
- * results are not sound (percentiles out of order) or out of memory. */
+ * time; grouped: the PI events' records in groups, else in file order.
+ * 0, or -1 when the results are not sound (percentiles out of order) or
+ * out of memory. */
 static int db_decode(const uint8_t *data, size_t size, size_t chunk,
-                     struct db_result *res)
+                     int grouped, struct db_result *res)
 {
     struct pis_reader r;
     struct db_ctx c;
@@ -51,8 +60,11 @@ static int db_decode(const uint8_t *data, size_t size, size_t chunk,
     memset(res, 0, sizeof(*res));
     res->cpu_digest = 0xcbf29ce484222325ull;
     if (pis_pi_init(&c.pi, NULL) ||
-        pis_reader_init(&r, db_on_rec, NULL, &c) || pis_pi_want(&r))
+        pis_reader_init(&r, db_on_rec, NULL, &c) ||
+        pis_pi_want(&r, grouped))
         return -1;
+    if (grouped)
+        r.on_group = db_on_group;
     for (;;) {
         size_t n;
         int eof;
@@ -68,6 +80,7 @@ static int db_decode(const uint8_t *data, size_t size, size_t chunk,
     res->st = r.st;
     res->c = c.pi.c;
     res->fatal = r.fatal;
+    res->longest = c.pi.longest;
     for (int m = 0; m < PIS_NMETRICS && !rc; m++) {
         struct pis_hist total;
         struct pis_summary *s = &res->s[m];
