@@ -573,32 +573,26 @@ static void count_into(const struct pis_hist *h, uint64_t *cnt, uint64_t lo)
         cnt[h->buf[j] - lo]++;
 }
 
-/* Span [*lo, *hi] of the values h may hold; returns its distinct entries
- * (an upper bound). */
+/* A span [*lo, *hi] that holds the values of h (widened to take them in),
+ * without reading its samples: the maximum bounds them all, and the
+ * least is that of the sorted entries or the wide counters unless values
+ * are pending (then 0: buffered ones may be anywhere below the maximum).
+ * Returns its distinct entries (an upper bound). */
 static size_t span_of(const struct pis_hist *h, uint64_t *lo, uint64_t *hi)
 {
-    size_t d = h->used + h->wnz + h->nbuf;
-    uint64_t l = UINT64_MAX, u = 0;
+    size_t d = h->used + h->wnz + h->nbuf + h->nsmall;
+    uint64_t l = UINT64_MAX;
 
-    if (h->used) {
+    if (!h->count)
+        return 0;
+    if (h->used)
         l = h->vc[0].value;
-        u = h->vc[h->used - 1].value;
-    }
-    if (h->wide && h->wlen) {
-        l = h->wbase < l ? h->wbase : l;
-        u = h->wbase + h->wlen - 1 > u ? h->wbase + h->wlen - 1 : u;
-    }
-    if (h->nsmall) {
+    if (h->wide && h->wlen && h->wbase < l)
+        l = h->wbase;
+    if (h->nsmall || h->nbuf)
         l = 0;
-        u = u > h->nsmall - 1 ? u : h->nsmall - 1;
-        d += h->nsmall;
-    }
-    for (size_t j = 0; j < h->nbuf; j++) {
-        l = h->buf[j] < l ? h->buf[j] : l;
-        u = h->buf[j] > u ? h->buf[j] : u;
-    }
     *lo = l < *lo ? l : *lo;
-    *hi = u > *hi ? u : *hi;
+    *hi = h->max > *hi ? h->max : *hi;
     return d;
 }
 
