@@ -189,7 +189,8 @@ static void owner_sample(struct pis_pi *p, uint32_t dom, uint32_t vcpu,
     w->spilled += spilled != 0;
 }
 
-static void list_add(struct pis_pi *p, const struct pis_rec *rec)
+static PIS_ALWAYS_INLINE void list_add(struct pis_pi *p,
+                                        const struct pis_rec *rec)
 {
     uint32_t home, list, len, limit;
 
@@ -257,7 +258,8 @@ static void list_in_word2(struct pis_pi *p, const struct pis_rec *rec,
         owner_sample(p, dom, vcpu, pis_rec_w(rec, 3), 0, rec);
 }
 
-static void wakeup(struct pis_pi *p, const struct pis_rec *rec)
+static PIS_ALWAYS_INLINE void wakeup(struct pis_pi *p,
+                                      const struct pis_rec *rec)
 {
     if (rec->nwords < 3) {
         malformed(p, rec->offset, rec->event, rec->nwords, 3, 0);
