@@ -573,26 +573,31 @@ static void count_into(const struct pis_hist *h, uint64_t *cnt, uint64_t lo)
         cnt[h->buf[j] - lo]++;
 }
 
-/* A span [*lo, *hi] that holds the values of h (widened to take them in),
- * without reading its samples: the maximum bounds them all, and the
- * least is that of the sorted entries or the wide counters unless values
- * are pending (then 0: buffered ones may be anywhere below the maximum).
+/* A span [*lo, *hi] that holds the values and the counters of h (widened
+ * to take them in), without reading its samples: the maximum bounds the
+ * values, the ends of the small and wide counters those, and the least is
+ * that of the sorted entries or the wide counters unless values are
+ * pending (then 0: buffered ones may be anywhere below the maximum).
  * Returns its distinct entries (an upper bound). */
 static size_t span_of(const struct pis_hist *h, uint64_t *lo, uint64_t *hi)
 {
     size_t d = h->used + h->wnz + h->nbuf + h->nsmall;
-    uint64_t l = UINT64_MAX;
+    uint64_t l = UINT64_MAX, u = h->max;
 
-    if (!h->count)
-        return 0;
     if (h->used)
         l = h->vc[0].value;
-    if (h->wide && h->wlen && h->wbase < l)
-        l = h->wbase;
-    if (h->nsmall || h->nbuf)
+    if (h->wide && h->wlen) {
+        l = h->wbase < l ? h->wbase : l;
+        u = h->wbase + h->wlen - 1 > u ? h->wbase + h->wlen - 1 : u;
+    }
+    if (h->nsmall) {
+        l = 0;
+        u = h->nsmall - 1 > u ? h->nsmall - 1 : u;
+    }
+    if (h->nbuf)
         l = 0;
     *lo = l < *lo ? l : *lo;
-    *hi = h->max > *hi ? h->max : *hi;
+    *hi = u > *hi ? u : *hi;
     return d;
 }
 
