@@ -211,7 +211,8 @@ def unit_reader_every_truncation_and_chunking_of_real_prefixes():
 
 def mixed_pi_trace(seed=7, ncpu=6, windows=40):
     """PI records of every kind in random order, windows of more records
-    than a group holds, spilled adds, malformed records, and the longest
+    than a group holds, spilled adds, malformed records, records without
+    a TSC, and the longest
     length first reached by a move and then by an add of the same window
     (the move is the first in the file)."""
     import random
@@ -238,6 +239,13 @@ def mixed_pi_trace(seed=7, ncpu=6, windows=40):
                 recs.append(g.rec(g.PI_ADD, tsc, [1, 2]))        # too short
             elif k < 87:
                 recs.append(g.pi_move(tsc, 1, 2, cpu, 5000, 3))  # pCPU 5000
+            elif k < 88:
+                recs.append(g.rec(g.PI_WAKEUP, tsc, [4, 1]))     # too short
+            elif k < 89:
+                recs.append(g.pi_add(tsc, 1, 2, cpu, 4500, 3, 0))  # pCPU 4500
+            elif k < 90:
+                recs.append(g.rec(g.PI_ADD, None, [1 << 16 | 3, cpu << 16 | cpu,
+                                                   rnd.randrange(1, 30), 0]))
             else:
                 recs.append(g.filler(tsc))
         if w == windows // 2:
