@@ -299,6 +299,7 @@ static int body(FILE *f, const struct pis_report *r,
     fprintf(f, ",\"pi_events\":{");
     kv(f, "list_add", c->list_add, 0);
     kv(f, "list_move", c->list_move, 1);
+    kv(f, "list_del", c->list_del, 1);
     kv(f, "wakeup", c->wakeup, 1);
     kv(f, "woken", c->woken, 1);
     kv(f, "legacy_block_list", c->legacy_block, 1);

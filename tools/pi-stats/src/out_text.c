@@ -400,9 +400,10 @@ static void header(FILE *f, const struct pis_report *r,
                 "window (input starts inside a record)\n", st->lead_bytes);
     fprintf(f, "  PI events  %" PRIu64 " PI_LIST_ADD, %" PRIu64
             " PI_WAKEUP (%" PRIu64 " vCPUs woken), %" PRIu64
-            " PI_LIST_MOVE; legacy %" PRIu64 " BLOCK_LIST, %" PRIu64
-            " WAKEUP_START, %" PRIu64 " WAKEUP_END\n", c->list_add,
-            c->wakeup, c->woken, c->list_move, c->legacy_block,
+            " PI_LIST_MOVE, %" PRIu64 " PI_LIST_DEL; legacy %" PRIu64
+            " BLOCK_LIST, %" PRIu64 " WAKEUP_START, %" PRIu64
+            " WAKEUP_END\n", c->list_add, c->wakeup, c->woken,
+            c->list_move, c->list_del, c->legacy_block,
             c->legacy_start, c->legacy_end);
     if (c->legacy_start || c->legacy_end)
         fprintf(f, "  legacy     %" PRIu64 " pairs; unpaired: %" PRIu64
@@ -453,7 +454,7 @@ static int one(FILE *f, const struct pis_report *r,
     if (pis_pi_events(&r->pi) == 0) {
         fprintf(f, "  no posted-interrupt events in this input "
                 "(ids 0x%08x-0x%08x, legacy 0x%08x-0x%08x)\n",
-                PI_EVT_LIST_ADD, PI_EVT_LIST_MOVE, PI_EVT_OLD_BLOCK,
+                PI_EVT_LIST_ADD, PI_EVT_LIST_DEL, PI_EVT_OLD_BLOCK,
                 PI_EVT_OLD_WEND);
         return 0;
     }

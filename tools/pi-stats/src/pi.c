@@ -46,7 +46,7 @@ int pis_pi_want(struct pis_reader *r, int grouped)
     };
     /* grouped unless asked not to: nothing depends on their order */
     static const uint32_t later[] = {
-        PI_EVT_LIST_ADD, PI_EVT_WAKEUP, PI_EVT_LIST_MOVE,
+        PI_EVT_LIST_ADD, PI_EVT_WAKEUP, PI_EVT_LIST_MOVE, PI_EVT_LIST_DEL,
     };
     for (size_t i = 0; i < sizeof(ordered) / sizeof(ordered[0]); i++)
         if (pis_reader_want(r, ordered[i]) != 0)
@@ -64,6 +64,7 @@ static const char *event_name(uint32_t ev)
     case PI_EVT_LIST_ADD:   return "PI_LIST_ADD";
     case PI_EVT_WAKEUP:     return "PI_WAKEUP";
     case PI_EVT_LIST_MOVE:  return "PI_LIST_MOVE";
+    case PI_EVT_LIST_DEL:   return "PI_LIST_DEL";
     case PI_EVT_OLD_BLOCK:  return "BLOCK_LIST";
     default:                return "WAKEUP_START";
     }
@@ -273,6 +274,27 @@ static PIS_ALWAYS_INLINE void wakeup(struct pis_pi *p,
     p->c.woken += pis_rec_w(rec, 1);
     sample(p, PIS_M_WAKE_WALKED, rec->cpu, pis_rec_w(rec, 0), rec, rec->tsc);
     sample(p, PIS_M_WAKE_CYCLES, rec->cpu, pis_rec_w(rec, 2), rec, rec->tsc);
+}
+
+/* PI_LIST_DEL: counted (the lengths are listtime.c's). */
+static void list_del(struct pis_pi *p, const struct pis_rec *rec)
+{
+    uint32_t list;
+
+    if (rec->nwords < 3) {
+        malformed(p, rec->offset, rec->event, rec->nwords, 3, 0);
+        return;
+    }
+    list = pis_rec_w(rec, 1);
+    if (list >= PIS_MAX_CPUS) {
+        malformed(p, rec->offset, rec->event, 3, 3, list);
+        return;
+    }
+    if (!allowed(p, list)) {
+        p->c.filtered_out++;
+        return;
+    }
+    p->c.list_del++;
 }
 
 static void old_start(struct pis_pi *p, const struct pis_rec *rec)
@@ -529,6 +551,11 @@ void pis_pi_record(struct pis_pi *p, const struct pis_rec *rec)
             p->c.no_tsc++;
         list_in_word2(p, rec, &p->c.list_move);
         return;
+    case PI_EVT_LIST_DEL:
+        if (!rec->has_tsc)
+            p->c.no_tsc++;
+        list_del(p, rec);
+        return;
     case PI_EVT_OLD_BLOCK:
         list_in_word2(p, rec, &p->c.legacy_block);
         return;
@@ -614,7 +641,8 @@ int pis_pi_total(const struct pis_pi *p, enum pis_metric_id m,
 
 uint64_t pis_pi_events(const struct pis_pi *p)
 {
-    return p->c.list_add + p->c.list_move + p->c.wakeup + p->c.legacy_block +
+    return p->c.list_add + p->c.list_move + p->c.wakeup + p->c.list_del +
+           p->c.legacy_block +
            p->c.legacy_start + p->c.legacy_end + p->c.malformed +
            p->c.filtered_out + p->c.out_of_range;
 }

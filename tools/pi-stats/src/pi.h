@@ -4,6 +4,7 @@
  *   PI_LIST_ADD  domid<<16|vcpu, home<<16|list_pcpu, length, limit
  *   PI_WAKEUP    entries walked, vCPUs woken, cycles in the handler
  *   PI_LIST_MOVE domid<<16|vcpu, from_pcpu, to_pcpu, length
+ *   PI_LIST_DEL  domid<<16|vcpu, list_pcpu, length (counted only)
  * and the 2017 debug patch: BLOCK_LIST (domid, vcpu, pcpu, #entry),
  * WAKEUP_START (list_len) / WAKEUP_END paired per pCPU by TSC.
  *
@@ -29,7 +30,7 @@ struct pis_metric {
 };
 
 struct pis_pi_counts {
-    uint64_t list_add, spilled_adds, list_move, wakeup, woken;
+    uint64_t list_add, spilled_adds, list_move, wakeup, woken, list_del;
     uint64_t unbounded_adds, over_limit_adds;
     uint64_t legacy_block, legacy_start, legacy_end, legacy_pairs;
     uint64_t legacy_unmatched_start, legacy_unmatched_end;

@@ -26,6 +26,7 @@
 #define PI_EVT_LIST_ADD      0x00802009u
 #define PI_EVT_WAKEUP        0x0080200au
 #define PI_EVT_LIST_MOVE     0x0080200bu
+#define PI_EVT_LIST_DEL      0x0080200cu
 /* 2017 xen-devel debug patch (raw ids in the HVM handler subclass). */
 #define PI_EVT_OLD_BLOCK     0x00082026u
 #define PI_EVT_OLD_WSTART    0x00082027u

@@ -15,6 +15,7 @@ WRAP = 0x0001f002
 PI_ADD = 0x00802009
 PI_WAKEUP = 0x0080200a
 PI_MOVE = 0x0080200b
+PI_DEL = 0x0080200c
 OLD_BLOCK = 0x00082026
 OLD_START = 0x00082027
 OLD_END = 0x00082028
@@ -50,6 +51,10 @@ def pi_wakeup(tsc, walked, woken, cycles):
 
 def pi_move(tsc, dom, vcpu, frm, to, length):
     return rec(PI_MOVE, tsc, [(dom << 16) | vcpu, frm, to, length])
+
+
+def pi_del(tsc, dom, vcpu, lst, length):
+    return rec(PI_DEL, tsc, [(dom << 16) | vcpu, lst, length])
 
 
 def old_block(tsc, dom, vcpu, pcpu, entry):

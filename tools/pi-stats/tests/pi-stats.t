@@ -2098,6 +2098,34 @@ def filters_that_match_nothing_say_so():
         eq((rc, err), (0, ''), 'a filter that matches: %r' % args)
 
 
+# ------------------------------------------------------- PI_LIST_DEL
+@test
+def pi_list_del_counted_and_checked():
+    data = g.window(2, [
+        g.pi_add(10, 1, 0, 2, 2, 1, 0),
+        g.pi_del(20, 1, 0, 2, 0),
+        g.pi_del(30, 1, 1, 3, 4),                 # list 3: --cpu leaves it
+        g.rec(g.PI_DEL, 40, [1, 2]),              # too few words
+        g.pi_del(50, 1, 0, 4096, 0),              # list pCPU > 4095
+    ])
+    path = write('del.bin', data)
+    js, err = run_json([path])
+    eq((js['pi_events']['list_del'], js['pi_events']['malformed']), (2, 2),
+       'PI_LIST_DEL counted, malformed ones')
+    check('byte 88: warning: malformed PI_LIST_DEL record: 2 extra words, '
+          'needs 3\n' in err, err)
+    check('byte 108: warning: malformed PI_LIST_DEL record: list pCPU 4096, '
+          'ids go up to 4095\n' in err, err)
+    js, _ = run_json(['--cpu', '2', path])
+    eq((js['pi_events']['list_del'], js['pi_events']['filtered_out']),
+       (1, 1), '--cpu applies to the list of a PI_LIST_DEL')
+    rc, out, _ = run([path])
+    check('1 PI_LIST_ADD, 0 PI_WAKEUP (0 vCPUs woken), 0 PI_LIST_MOVE, '
+          '2 PI_LIST_DEL;' in out, out[:900])
+    rc, out, _ = run(['--csv', path])
+    check(',trace,all,list_del,,,2,\n' in out, out)
+
+
 def main():
     try:
         build()
