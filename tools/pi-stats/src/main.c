@@ -114,7 +114,8 @@ static int analyse(struct pis_report *rep, const char *name, int index,
     rep->pi.file = index;
     rep->pi.diag = on_diag;
     rep->pi.diag_ctx = &ic;
-    if (pis_reader_init(&rd, on_rec, on_diag, &ic) || pis_pi_want(&rd, 1)) {
+    if (pis_reader_init(&rd, on_rec, on_diag, &ic) ||
+        pis_pi_want(&rd, !(rep->pi.range.on && rep->pi.range.relative))) {
         fprintf(stderr, "pi-stats: out of memory\n");
         pis_reader_free(&rd);
         return PIS_EXIT_INTERNAL;
@@ -126,7 +127,8 @@ static int analyse(struct pis_report *rep, const char *name, int index,
     st = pis_input_run(&rd, name, ctl, err, sizeof(err));
     pis_pi_end_input(&rep->pi);
     rep->pi.diag = NULL;        /* ic ends here */
-    pis_report_take(rep, &rd);
+    if (pis_report_take(rep, &rd))
+        rep->pi.oom = 1;
     pis_reader_free(&rd);
     for (int k = 0; k < PIS_DIAG_NKINDS; k++)
         if (ic.hidden[k])

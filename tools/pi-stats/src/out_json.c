@@ -333,7 +333,7 @@ static int body(FILE *f, const struct pis_report *r,
     for (int m = 0; m < PIS_NMETRICS; m++)
         if (metric(f, r, (enum pis_metric_id)m, o))
             return -1;
-    return 0;
+    return pis_lt_json(f, r);
 }
 
 /* The body of r, made once in memory when it is printed twice (a single

@@ -456,12 +456,12 @@ static int one(FILE *f, const struct pis_report *r,
                 "(ids 0x%08x-0x%08x, legacy 0x%08x-0x%08x)\n",
                 PI_EVT_LIST_ADD, PI_EVT_LIST_DEL, PI_EVT_OLD_BLOCK,
                 PI_EVT_OLD_WEND);
-        return 0;
+        return pis_lt_text(f, r, o);
     }
     for (int m = 0; m < PIS_NMETRICS; m++) {
         if (metric(f, r, (enum pis_metric_id)m, o, &w[m]))
             return -1;
-        if (m == PIS_M_LIST_LEN && limits(f, r))
+        if (m == PIS_M_LIST_LEN && (limits(f, r) || pis_lt_text(f, r, o)))
             return -1;
     }
     return 0;

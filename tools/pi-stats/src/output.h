@@ -25,6 +25,11 @@ int pis_out_svg(FILE *f, const struct pis_report *r,
 int pis_out_compare(FILE *f, const struct pis_report *before,
                     const struct pis_report *after, int as_json,
                     const struct pis_out_opts *o);
+/* The time-weighted list lengths of r (out_listtime.c): a text section,
+ * or the JSON member "list_time" (after a comma). */
+int pis_lt_text(FILE *f, const struct pis_report *r,
+                const struct pis_out_opts *o);
+int pis_lt_json(FILE *f, const struct pis_report *r);
 /* A JSON string, escaped. */
 void pis_json_str(FILE *f, const char *s);
 

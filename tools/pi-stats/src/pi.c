@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "listtime.h"
 #include "pi.h"
 #include "tracefmt.h"
 
@@ -29,6 +30,7 @@ void pis_pi_free(struct pis_pi *p)
             }
     pis_hist_free(&p->limits);
     pis_owners_free(&p->owners);
+    pis_lt_free(p->lt);
     if (p->iv)
         for (int m = 0; m < PIS_NMETRICS; m++)
             pis_hist_free(&p->iv->h[m]);
@@ -39,14 +41,17 @@ void pis_pi_free(struct pis_pi *p)
 
 int pis_pi_want(struct pis_reader *r, int grouped)
 {
-    /* in file order: the legacy pairs and what voids them */
+    /* in file order: the legacy pairs and what voids them, and the
+     * moves, which list_time places among the changes of their list seen
+     * before and after them (a grouped move would come after changes
+     * that follow it in the file: see listtime.h) */
     static const uint32_t ordered[] = {
         PI_EVT_OLD_BLOCK, PI_EVT_OLD_WSTART, PI_EVT_OLD_WEND,
-        TRC_LOST_RECORDS,
+        TRC_LOST_RECORDS, PI_EVT_LIST_MOVE,
     };
     /* grouped unless asked not to: nothing depends on their order */
     static const uint32_t later[] = {
-        PI_EVT_LIST_ADD, PI_EVT_WAKEUP, PI_EVT_LIST_MOVE, PI_EVT_LIST_DEL,
+        PI_EVT_LIST_ADD, PI_EVT_WAKEUP, PI_EVT_LIST_DEL,
     };
     for (size_t i = 0; i < sizeof(ordered) / sizeof(ordered[0]); i++)
         if (pis_reader_want(r, ordered[i]) != 0)
@@ -495,22 +500,23 @@ void pis_pi_group(struct pis_pi *p, const struct pis_group *g)
         }                                                               \
         p->c.no_tsc += !rec.has_tsc;                                    \
         body;                                                           \
+        pis_lt_record(&p->lt, &rec, p->cpu_filter);                     \
     }
     switch (g->event) {
     case PI_EVT_LIST_ADD:
-        if (!p->range.on && !p->iv && !p->cpu_filter && p->by == PIS_BY_PCPU)
+        if (!p->range.on && !p->iv && !p->cpu_filter &&
+            p->by == PIS_BY_PCPU) {
             list_adds(p, g);
-        else
+            pis_lt_group(&p->lt, g, NULL);
+        } else
             EACH_REC(list_add(p, &rec));
         return;
     case PI_EVT_WAKEUP:
-        if (!p->range.on && !p->iv && allowed(p, g->cpu))
+        if (!p->range.on && !p->iv && allowed(p, g->cpu)) {
             wakeups(p, g);
-        else
+            pis_lt_group(&p->lt, g, p->cpu_filter);
+        } else
             EACH_REC(wakeup(p, &rec));
-        return;
-    case PI_EVT_LIST_MOVE:
-        EACH_REC(list_in_word2(p, &rec, &p->c.list_move));
         return;
     default:
         for (uint32_t k = 0; k < g->n; k++) {
@@ -540,21 +546,25 @@ void pis_pi_record(struct pis_pi *p, const struct pis_rec *rec)
         if (!rec->has_tsc)
             p->c.no_tsc++;
         list_add(p, rec);
+        pis_lt_record(&p->lt, rec, p->cpu_filter);
         return;
     case PI_EVT_WAKEUP:
         if (!rec->has_tsc)
             p->c.no_tsc++;
         wakeup(p, rec);
+        pis_lt_record(&p->lt, rec, p->cpu_filter);
         return;
     case PI_EVT_LIST_MOVE:
         if (!rec->has_tsc)
             p->c.no_tsc++;
         list_in_word2(p, rec, &p->c.list_move);
+        pis_lt_record(&p->lt, rec, p->cpu_filter);
         return;
     case PI_EVT_LIST_DEL:
         if (!rec->has_tsc)
             p->c.no_tsc++;
         list_del(p, rec);
+        pis_lt_record(&p->lt, rec, p->cpu_filter);
         return;
     case PI_EVT_OLD_BLOCK:
         list_in_word2(p, rec, &p->c.legacy_block);

@@ -4,7 +4,8 @@
  *   PI_LIST_ADD  domid<<16|vcpu, home<<16|list_pcpu, length, limit
  *   PI_WAKEUP    entries walked, vCPUs woken, cycles in the handler
  *   PI_LIST_MOVE domid<<16|vcpu, from_pcpu, to_pcpu, length
- *   PI_LIST_DEL  domid<<16|vcpu, list_pcpu, length (counted only)
+ *   PI_LIST_DEL  domid<<16|vcpu, list_pcpu, length (counted; its use is
+ *                listtime.h's, with every change of the lists' lengths)
  * and the 2017 debug patch: BLOCK_LIST (domid, vcpu, pcpu, #entry),
  * WAKEUP_START (list_len) / WAKEUP_END paired per pCPU by TSC.
  *
@@ -84,6 +85,7 @@ struct pis_pi {
     enum pis_by by;             /* list lengths also by domain or vCPU */
     struct pis_owners owners;   /* filled when by != PIS_BY_PCPU */
     struct pis_range range;
+    struct pis_lt *lt;          /* time-weighted lengths (listtime.h) */
     int file;                   /* input index stamped on samples */
     int oom;
     pis_diag_fn diag;           /* PIS_DIAG_PI_MALFORMED warnings, or NULL */
@@ -96,7 +98,8 @@ int pis_pi_init(struct pis_pi *p, const unsigned char *cpu_filter);
 void pis_pi_free(struct pis_pi *p);
 /* Register the events this decoder needs with a reader; grouped: those
  * whose order among the others does not matter for pis_pi_group (the
- * results are the same either way). */
+ * results are the same either way).  Not grouped with a relative
+ * --since/--until: it counts from the first PI record in file order. */
 int pis_pi_want(struct pis_reader *r, int grouped);
 void pis_pi_record(struct pis_pi *p, const struct pis_rec *rec);
 /* The same for the records of a group (pis_pi_want asks for grouped

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "listtime.h"
 #include "pct.h"
 #include "report.h"
 
@@ -23,13 +24,14 @@ void pis_report_free(struct pis_report *r)
     memset(r, 0, sizeof(*r));
 }
 
-void pis_report_take(struct pis_report *r, struct pis_reader *rd)
+int pis_report_take(struct pis_report *r, struct pis_reader *rd)
 {
     r->st = rd->st;
     free(r->cpu);
     r->cpu = rd->cpu;
     rd->cpu = NULL;
     r->ninputs = 1;
+    return pis_lt_finish(&r->pi.lt, &r->pi, &r->st);
 }
 
 int pis_report_merge(struct pis_report *dst, const struct pis_report *src)
@@ -73,6 +75,8 @@ int pis_report_merge(struct pis_report *dst, const struct pis_report *src)
             dc->by_class[k] += sc->by_class[k];
     }
     dst->ninputs += src->ninputs;
+    if (pis_lt_merge(&dst->pi.lt, src->pi.lt))
+        return -1;
     return pis_pi_merge(&dst->pi, &src->pi);
 }
 

@@ -43,8 +43,9 @@ struct pis_out_opts {
 int pis_report_init(struct pis_report *r, const char *name,
                     const unsigned char *cpu_filter);
 void pis_report_free(struct pis_report *r);
-/* Take the reader's counts (the reader keeps nothing afterwards). */
-void pis_report_take(struct pis_report *r, struct pis_reader *rd);
+/* Take the reader's counts (the reader keeps nothing afterwards), and
+ * work out the time-weighted lengths; 0, or -1 when out of memory. */
+int pis_report_take(struct pis_report *r, struct pis_reader *rd);
 int pis_report_merge(struct pis_report *dst, const struct pis_report *src);
 unsigned pis_report_npcpus(const struct pis_report *r);
 

@@ -133,3 +133,160 @@ def long_tail(cpu=0, body=64, tail=3000):
     return window(cpu, [pi_add(10 + i, 1, 0, cpu, cpu, n, 0)
                         for i, n in enumerate(lengths)])
 
+
+def pi_sim(seed, ncpu=6, nevents=3000, hotplug=400, flush=None,
+           start_len=3):
+    """A trace of the series that writes PI_LIST_DEL, consistent: ncpu
+    lists, every change of their lengths recorded (adds, unblocks, walks
+    that wake some, vCPUs woken while the fixup empties an offline pCPU's
+    list and the moves of the others).  Each list starts with start_len
+    vCPUs on it (blocked before the trace starts).  One global clock.
+    Records go to per-pCPU buffers, written as windows: flush=None
+    flushes every buffer at the end of each slice of 97 events and
+    around each hotplug batch, windows of a slice in shuffled order (out
+    of TSC order, but no record of a later slice before an earlier one);
+    flush=N flushes a buffer when it holds N records, whenever (windows
+    anywhere in time).  A filler record first and last sets the trace's
+    TSC span beyond the PI records."""
+    import random
+    r = random.Random(seed)
+    tsc = 1000000
+    lists = [[] for _ in range(ncpu)]      # vCPU ids on each list
+    nv = 0
+    for c in range(ncpu):
+        for _ in range(start_len):
+            lists[c].append(nv)
+            nv += 1
+    idle = list(range(nv, nv + 4 * ncpu))  # running vCPUs
+    buf = [[] for _ in range(ncpu)]
+    out = []
+
+    def emit(cpu, data):
+        buf[cpu].append(data)
+        if flush and len(buf[cpu]) >= flush:
+            out.append(window(cpu, buf[cpu]))
+            buf[cpu] = []
+
+    def flush_all():
+        order = list(range(ncpu))
+        r.shuffle(order)
+        for c in order:
+            if buf[c]:
+                out.append(window(c, buf[c]))
+                buf[c] = []
+
+    emit(ncpu - 1, filler(tsc - 500))
+    for i in range(nevents):
+        tsc += r.randint(50, 3000)
+        k = r.random()
+        if hotplug and i and i % hotplug == 0:
+            if not flush:
+                flush_all()
+            frm = r.randrange(ncpu)
+            fixer = (frm + 1) % ncpu
+            for v in list(lists[frm]):
+                tsc += r.randint(5, 40)
+                lists[frm].remove(v)
+                if r.random() < 0.3:            # ON set: woken
+                    idle.append(v)
+                    emit(fixer, pi_del(tsc, 1, v, frm, len(lists[frm])))
+                else:
+                    to = r.choice([c for c in range(ncpu) if c != frm])
+                    lists[to].append(v)
+                    emit(fixer, pi_move(tsc, 1, v, frm, to, len(lists[to])))
+            if not flush:
+                flush_all()
+        elif k < 0.40 and idle:                 # block
+            v = idle.pop(r.randrange(len(idle)))
+            home = r.randrange(ncpu)
+            lst = home if r.random() < 0.8 else r.randrange(ncpu)
+            lists[lst].append(v)
+            emit(home, pi_add(tsc, 1, v, home, lst, len(lists[lst]), 0))
+        elif k < 0.65:                          # walk
+            c = r.randrange(ncpu)
+            walked = len(lists[c])
+            woken = r.randint(0, walked) if r.random() < 0.8 else 0
+            for v in r.sample(lists[c], woken):
+                lists[c].remove(v)
+                idle.append(v)
+            emit(c, pi_wakeup(tsc, walked, woken, 900))
+        else:                                   # unblock
+            c = r.randrange(ncpu)
+            if lists[c]:
+                v = r.choice(lists[c])
+                lists[c].remove(v)
+                idle.append(v)
+                emit(r.randrange(ncpu), pi_del(tsc, 1, v, c, len(lists[c])))
+        if not flush and i % 97 == 96:
+            flush_all()
+    emit(0, filler(tsc + 700))
+    flush_all()
+    return b''.join(out)
+
+
+def replay_list_time(data, cpus=None, lo=0, hi=1 << 64):
+    """Independent reference for pi-stats' time at each list length:
+    every change of each list (pCPU) with lo <= TSC < hi sorted by TSC and
+    replayed, the time between changes added to the length in force; the
+    window is the lowest to the highest TSC of any record, cut to [lo,
+    hi].  Returns (start, end, {cpu: {length: cycles}}); raises ValueError
+    when a record's length does not follow from the replay."""
+    ch, tscs = {}, []
+    for off, cpu, ev, tsc, w in walk(data):
+        if tsc is None:
+            continue
+        tscs.append(tsc)
+        if not lo <= tsc < hi:
+            continue
+        if ev == PI_ADD:
+            ch.setdefault(w[1] & 0xffff, []).append((tsc, w[2] - 1, w[2]))
+        elif ev == PI_DEL:
+            ch.setdefault(w[1], []).append((tsc, w[2] + 1, w[2]))
+        elif ev == PI_WAKEUP:
+            ch.setdefault(cpu, []).append((tsc, w[0], w[0] - w[1]))
+        elif ev == PI_MOVE:
+            ch.setdefault(w[1], []).append((tsc, None, -1))
+            ch.setdefault(w[2], []).append((tsc, w[3] - 1, w[3]))
+    start, end = max(min(tscs), lo), min(max(tscs), hi)
+    res = {}
+    for c, evs in ch.items():
+        if cpus is not None and c not in cpus:
+            continue
+        evs.sort(key=lambda e: e[0])
+        # the length before the first change: the first absolute change's
+        # b plus the moves away before it
+        first = next(i for i, e in enumerate(evs) if e[1] is not None)
+        length = evs[first][1] + first
+        t, at = start, {}
+        for tsc, b, a in evs:
+            at[length] = at.get(length, 0) + tsc - t
+            t = tsc
+            if b is None:
+                length -= 1
+            elif b != length:
+                raise ValueError('list %d at tsc %d: %d before, replay %d'
+                                 % (c, tsc, b, length))
+            else:
+                length = a
+        at[length] = at.get(length, 0) + end - t
+        res[c] = {k: v for k, v in at.items() if v}
+    return start, end, res
+
+
+def straddled_lists(data):
+    """Lists with a PI_LIST_MOVE away from them that comes, in file order,
+    after changes of the list both before and after it in time."""
+    seen, out = {}, set()
+    for off, cpu, ev, tsc, w in walk(data):
+        if ev == PI_MOVE:
+            ts = seen.get(w[1], [])
+            if any(t < tsc for t in ts) and any(t >= tsc for t in ts):
+                out.add(w[1])
+            seen.setdefault(w[2], []).append(tsc)
+        elif ev == PI_ADD:
+            seen.setdefault(w[1] & 0xffff, []).append(tsc)
+        elif ev == PI_DEL:
+            seen.setdefault(w[1], []).append(tsc)
+        elif ev == PI_WAKEUP:
+            seen.setdefault(cpu, []).append(tsc)
+    return out

@@ -2098,7 +2098,7 @@ def filters_that_match_nothing_say_so():
         eq((rc, err), (0, ''), 'a filter that matches: %r' % args)
 
 
-# ------------------------------------------------------- PI_LIST_DEL
+# ------------------------------------------------ PI_LIST_DEL, list_time
 @test
 def pi_list_del_counted_and_checked():
     data = g.window(2, [
@@ -2124,6 +2124,227 @@ def pi_list_del_counted_and_checked():
           '2 PI_LIST_DEL;' in out, out[:900])
     rc, out, _ = run(['--csv', path])
     check(',trace,all,list_del,,,2,\n' in out, out)
+
+
+def lt_figures(at):
+    """Mean, p50, p99, max of {length: cycles}, as pi-stats defines them
+    (nearest rank over the cycles)."""
+    dur = sum(at.values())
+    cum, p50, p99 = 0, None, None
+    for k in sorted(at):
+        cum += at[k]
+        if p50 is None and cum * 100 >= 50 * dur:
+            p50 = k
+        if p99 is None and cum * 100 >= 99 * dur:
+            p99 = k
+    return sum(k * v for k, v in at.items()) / dur, p50, p99, max(at)
+
+
+def lt_check(js, data, what, cpus=None, lo=0, hi=1 << 64, exact_all=False):
+    """Every list pi-stats reports exact equals the replay; the others are
+    exactly the lists the replay says a move away straddles.  Returns the
+    number of exact lists with moves away."""
+    lt = js['list_time']
+    start, end, ref = g.replay_list_time(data, cpus, lo, hi)
+    check(lt['available'], '%s: not available: %s' % (what, lt['reason']))
+    eq((lt['start_tsc'], lt['end_tsc']), (start, end), what + ': window')
+    eq(sorted(int(c) for c in lt['lists']), sorted(ref), what + ': lists')
+    straddled = set() if exact_all else g.straddled_lists(data)
+    moved, total = 0, {}
+    for c, want in sorted(ref.items()):
+        got = lt['lists'][str(c)]
+        if c in straddled:
+            eq((got['exact'], got['reasons']), (False, [
+                'a move away from the list read after its changes on both '
+                'sides']), '%s: list %d' % (what, c))
+            continue
+        check(got['exact'], '%s: list %d not exact: %s' % (what, c,
+                                                             got['reasons']))
+        at = {int(k): v for k, v in got['time_at_length'].items()}
+        eq(sum(at.values()), end - start, '%s: list %d adds up to the '
+           'duration' % (what, c))
+        eq(got['duration_cycles'], end - start, what + ': duration')
+        eq(at, want, '%s: list %d time at each length' % (what, c))
+        mean, p50, p99, mx = lt_figures(at)
+        check(abs(got['mean'] - mean) < 1e-6 * max(1, mean),
+              '%s: mean %r, want %r' % (what, got['mean'], mean))
+        eq((got['p50'], got['p99'], got['max']), (p50, p99, mx),
+           what + ': p50, p99, max')
+        moved += got['moves_away'] > 0
+        for k, v in at.items():
+            total[k] = total.get(k, 0) + v
+    if total:
+        eq({int(k): v for k, v in lt['total']['time_at_length'].items()},
+           total, what + ': the total of the exact lists')
+    return moved
+
+
+@test
+def list_time_equals_independent_replay():
+    moved = 0
+    for seed in (1, 2, 3):
+        # windows of a slice shuffled: out of TSC order, no straddle
+        data = g.pi_sim(seed, hotplug=150)
+        path = write('lt-%d.bin' % seed, data)
+        js, _ = run_json([path])
+        moved += lt_check(js, data, 'seed %d' % seed, exact_all=True)
+        # the same written by a big-endian host
+        jb, _ = run_json([write('lt-%d-be.bin' % seed, g.swap_words(data))])
+        eq(jb['list_time'], js['list_time'], 'big-endian input')
+        # windows flushed anywhere: some moves away straddled
+        for fl in (5, 40):
+            data = g.pi_sim(seed, hotplug=150, flush=fl)
+            js, _ = run_json([write('lt-%d-%d.bin' % (seed, fl), data)])
+            moved += lt_check(js, data, 'seed %d flush %d' % (seed, fl))
+    check(moved >= 5, 'exact lists with moves away: %d' % moved)
+
+
+@test
+def list_time_cpu_filter_range_and_merge():
+    data = g.pi_sim(4, hotplug=150)
+    path = write('lt-f.bin', data)
+    js, _ = run_json(['--cpu', '1,3-4', path])
+    lt_check(js, data, '--cpu', cpus={1, 3, 4}, exact_all=True)
+    # --since/--until (TSC): the changes inside, over the window cut to it
+    tscs = sorted(t for _, _, _, t, _ in g.walk(data) if t is not None)
+    lo, hi = tscs[len(tscs) // 3], tscs[2 * len(tscs) // 3] + 1
+    js, _ = run_json(['--since', str(lo), '--until', str(hi), path])
+    lt_check(js, data, 'range', lo=lo, hi=hi, exact_all=True)
+    # with a clock: seconds from the first PI record (a filler is first)
+    base = next(t for _, _, ev, t, _ in g.walk(data)
+                if ev in (g.PI_ADD, g.PI_WAKEUP, g.PI_MOVE, g.PI_DEL))
+    js, _ = run_json(['--tsc-hz', '1000000', '--since', '0.5', '--until',
+                      '1.25', path])
+    lt_check(js, data, 'relative range', lo=base + 500000, hi=base + 1250000,
+             exact_all=True)
+    # two inputs: per list, the sums and durations add up
+    other = g.pi_sim(5, hotplug=150)
+    js, _ = run_json([path, write('lt-g.bin', other)])
+    (s1, e1, r1), (s2, e2, r2) = (g.replay_list_time(data),
+                                  g.replay_list_time(other))
+    lt = js['list_time']
+    eq((lt['available'], lt['start_tsc']), (True, None), 'merged')
+    for c in set(r1) | set(r2):
+        want = dict(r1.get(c, {}))
+        for k, v in r2.get(c, {}).items():
+            want[k] = want.get(k, 0) + v
+        got = lt['lists'][str(c)]
+        eq({int(k): v for k, v in got['time_at_length'].items()}, want,
+           'merged list %d' % c)
+        eq(got['duration_cycles'], (e1 - s1) * (c in r1) +
+           (e2 - s2) * (c in r2), 'merged duration %d' % c)
+    rc, out, _ = run([path, write('lt-g.bin', other)])
+    check('each list over the inputs where its length changed' in out, out)
+
+
+@test
+def list_time_text_report():
+    data = g.pi_sim(1, hotplug=150)
+    path = write('lt-t.bin', data)
+    js, _ = run_json([path])
+    rc, out, err = run([path])
+    eq((rc, err), (0, ''), 'rc')
+    lt = js['list_time']
+    check('@list_time: time at each blocking-list length (time-weighted, '
+          'exact), by the list\'s pCPU\n  window     tsc %d..%d (%d cycles)'
+          % (lt['start_tsc'], lt['end_tsc'], lt['end_tsc'] - lt['start_tsc'])
+          in out, out)
+    for c, l in lt['lists'].items():
+        at = {int(k): v for k, v in l['time_at_length'].items()}
+        line = '  %5s %10.3f %8d %8d %8d %8.3f%% %18d\n' % (
+            c, l['mean'], l['p50'], l['p99'], l['max'],
+            100.0 * at[l['max']] / l['duration_cycles'],
+            l['duration_cycles'])
+        check(line in out, 'row %r not in\n%s' % (line, out))
+    lg = re.search(r'  longest    (\d+) on pCPU (\d+) \(d1v(\d+) added or '
+                   r'moved onto it\) at tsc (\d+), byte (\d+)\n', out)
+    check(lg, out)
+    ll = js['list_length']
+    eq((int(lg.group(1)), int(lg.group(4)), int(lg.group(5))),
+       (ll['max'], ll['max_tsc'], ll['max_offset']), 'longest')
+    tot = lt['total']
+    check('  all %d exact lists, %d cycles (no clock) of list time:\n'
+          % (tot['lists'], tot['duration_cycles']) in out, out)
+    for k, v in tot['time_at_length'].items():
+        check(re.search(r'\n  \[%s\] +%8.3f%% \|@+ *\|\n' % (
+            k, 100.0 * v / tot['duration_cycles']), out), 'total row %s' % k)
+
+
+@test
+def list_time_not_available_without_del_or_with_lost():
+    want = 'the trace has no PI_LIST_DEL records'
+    for path in (real('rtds-8cpu.xentrace'), real('credit2-hvm-8cpu.xentrace'),
+                 write('pi.bin', pi_trace())):
+        rc, out, _ = run([path])
+        eq(rc, 0, path)
+        check('\n  time at each list length: not available (%s)\n' % want
+              in out, out[-1500:])
+        check('@list_time' not in out, path)
+        js, _ = run_json([path])
+        eq(js['list_time'], {'available': False, 'reason': want,
+                             'lists': None, 'total': None}, path)
+    data = g.pi_sim(1, nevents=400, hotplug=0)
+    js, _ = run_json(['--since', '1', '--until', '2', write('ltr.bin', data)])
+    eq(js['list_time']['reason'], want + ' in --since/--until', 'range')
+    lost = data + g.window(0, [g.lost(10 ** 12, 17)])
+    js, _ = run_json([write('lt-lost.bin', lost)])
+    eq((js['list_time']['available'], js['list_time']['reason']),
+       (False, 'records were lost: 17 in 1 TRC_LOST_RECORDS markers'),
+       'lost records')
+    rc, out, _ = run([write('lt-lost.bin', lost)])
+    check('time at each list length: not available (records were lost: 17 '
+          'in 1 TRC_LOST_RECORDS markers)' in out, out)
+
+
+@test
+def list_time_inconsistent_lists_not_printed():
+    # list 0: 0 -> 1 at 100, 2 -> 3 at 150 (a change missing), 1 -> 0 at
+    # 200: time at 3 comes out negative; list 1 is fine
+    data = g.window(0, [g.pi_add(100, 1, 0, 0, 0, 1, 0),
+                        g.pi_add(150, 1, 1, 0, 0, 3, 0),
+                        g.pi_del(200, 1, 0, 0, 0),
+                        g.pi_add(210, 1, 2, 1, 1, 1, 0)])
+    path = write('lt-bad.bin', data)
+    js, _ = run_json([path])
+    l0, l1 = js['list_time']['lists']['0'], js['list_time']['lists']['1']
+    eq((l0['exact'], l0['reasons'], l0['time_at_length']),
+       (False, ['records out of order or missing'], None), 'list 0')
+    eq((l1['exact'], l1['time_at_length']), (True, {'0': 110}), 'list 1')
+    eq(js['list_time']['total']['lists'], 1, 'the total leaves list 0 out')
+    rc, out, _ = run([path])
+    check('      0  not exact: records out of order or missing\n' in out, out)
+    # more woken than walked; a length of 2^20
+    data = g.window(0, [g.pi_wakeup(100, 1, 2, 10),
+                        g.pi_add(200, 1, 0, 1, 1, 1 << 20, 0),
+                        g.pi_del(300, 1, 0, 2, 0)])
+    js, _ = run_json([write('lt-bad2.bin', data)])
+    for c in '01':
+        eq(js['list_time']['lists'][c]['reasons'], [
+            'a length out of range (malformed record, or more woken than '
+            'walked)'], 'list ' + c)
+    eq(js['list_time']['lists']['2']['exact'], True, 'list 2')
+
+
+@test
+def list_time_moves_away_only_or_unresolved():
+    # list 5 only ever loses vCPUs by moves: nothing to anchor them
+    data = g.window(0, [g.pi_move(100, 1, 0, 5, 6, 1),
+                        g.pi_move(110, 1, 1, 5, 6, 2),
+                        g.pi_del(120, 1, 0, 6, 1)])
+    js, _ = run_json([write('lt-mv.bin', data)])
+    lt = js['list_time']['lists']
+    eq(lt['5']['reasons'], ['a move away from the list with no change of it '
+                            'before or after'], 'list 5')
+    eq(lt['6']['time_at_length'], {'1': 10, '2': 10}, 'list 6')
+    # the change after the moves says 1 before, so 3 before the first; the
+    # change before says 4 after it: they disagree
+    data = g.window(0, [g.pi_add(50, 1, 9, 5, 5, 4, 0),
+                        g.pi_move(100, 1, 0, 5, 6, 1),
+                        g.pi_move(110, 1, 1, 5, 6, 2),
+                        g.pi_del(120, 1, 2, 5, 0)])
+    js, _ = run_json([write('lt-mv2.bin', data)])
+    eq(js['list_time']['lists']['5']['reasons'], [
+        'the changes before and after a move away disagree'], 'disagree')
 
 
 def main():
