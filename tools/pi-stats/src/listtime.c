@@ -126,7 +126,7 @@ static void change(struct pis_lt *lt, uint32_t cpu, const struct pis_rec *rec,
         l->bad |= PIS_LT_BAD_NO_TSC;
         return;
     }
-    if (reach(lt, l, b > a ? b : a))
+    if ((b > a ? b : a) >= l->cap && reach(lt, l, b > a ? b : a))
         return;
     l->at[b] += t;
     l->at[a] -= t;
