@@ -794,14 +794,14 @@ def sparse_cpu_ids_and_tsc_backwards():
     eq(rc, EXIT_DATA, 'strict')
 
 
-def genpi(name, mb, ncpu):
+def genpi(name, mb, ncpu, opts=()):
     """A trace of bench/genpi (built here) in the scratch directory."""
     exe = os.path.join(BUILD, 'genpi')
     subprocess.run(['make', '-s', '-C', TOOL, 'BUILD=' + BUILD, exe],
                    check=True, stdout=sys.stderr)
     path = os.path.join(WORK, name)
-    subprocess.run([exe, path, str(mb), str(ncpu)], check=True,
-                   stdout=subprocess.DEVNULL)
+    subprocess.run([exe] + list(opts) + [path, str(mb), str(ncpu)],
+                   check=True, stdout=subprocess.DEVNULL)
     return path
 
 
@@ -2197,6 +2197,20 @@ def list_time_equals_independent_replay():
             js, _ = run_json([write('lt-%d-%d.bin' % (seed, fl), data)])
             moved += lt_check(js, data, 'seed %d flush %d' % (seed, fl))
     check(moved >= 5, 'exact lists with moves away: %d' % moved)
+
+
+@test
+def list_time_of_genpi_del_traces():
+    # bench/genpi --del: consistent lengths, one clock, windows in order
+    for ncpu in (1, 8):
+        path = genpi('genpi-del-%d.bin' % ncpu, 2, ncpu, ['--del'])
+        with open(path, 'rb') as f:
+            data = f.read()
+        js, _ = run_json([path])
+        check(js['pi_events']['list_del'] > 1000, 'PI_LIST_DEL records')
+        moved = lt_check(js, data, 'genpi --del %d pCPUs' % ncpu,
+                         exact_all=True)
+        check(ncpu == 1 or moved > 0, 'moves away: %d lists' % moved)
 
 
 @test
