@@ -264,6 +264,89 @@ is "$?" 2 "vmx-pi-list-limit= with an empty value: rejected, exit status 2"
 ok "... with a message naming vmx-pi-list-limit" \
     grep -q '^bad vmx-pi-list-limit=' "$OUT/empty-limit.log"
 
+# pi-stats' time at each list length on traces of Xen's pi.c: equal, list
+# by list, to an independent replay of every change sorted by TSC
+# (tools/pi-stats/tests/gentrace.py).  The bench's replays without an
+# unblock have no PI_LIST_DEL: pi-stats must say not available; these
+# replays have them (--timer: unblocks; --fixup-posts and --race-fixup:
+# the fixup's DELs, moves at every pCPU offline).  Single-threaded
+# replays only: the threaded stress writes a record after dropping the
+# list's lock, so two pCPUs' records of one list can be out of order.
+ok "pi-stats builds" make -s -C "$TOP/tools/pi-stats" pi-stats
+"$H" replay --scenario mixed-hotplug-timer --pcpus 16 --vcpus 64 --burst 3 \
+    --hotplug 40 --timer 4 --events 3000 \
+    --trace "$OUT/lt-mixed-hotplug-timer.xentrace" > "$OUT/lt-1.log" 2>&1
+is "$?" 0 "mixed-hotplug with a timer waking vCPUs, traced"
+"$H" replay --pcpus 16 --vcpus 64 --hotplug 50 --events 3000 --fixup-posts \
+    --trace "$OUT/lt-fixup-posts.xentrace" > "$OUT/lt-2.log" 2>&1
+is "$?" 0 "fixup-posts, traced"
+"$H" replay --pcpus 8 --vcpus 48 --all-on-0 --hotplug 10 --timer 4 \
+    --race-fixup --events 3000 --limit 3 \
+    --trace "$OUT/lt-race-fixup.xentrace" > "$OUT/lt-3.log" 2>&1
+is "$?" 0 "race-fixup, traced"
+lt=$(python3 - "$TOP/tools/pi-stats" "$OUT" <<'PY'
+import glob, json, os, subprocess, sys
+tool, out = sys.argv[1], sys.argv[2]
+sys.path.insert(0, os.path.join(tool, "tests"))
+import gentrace as g
+for path in sorted(glob.glob(os.path.join(out, "*.xentrace"))):
+    name = os.path.basename(path)
+    if name.startswith("stress-"):
+        continue
+    data = open(path, "rb").read()
+    dels = sum(1 for r in g.walk(data) if r[2] == g.PI_DEL)
+    moves = sum(1 for r in g.walk(data) if r[2] == g.PI_MOVE)
+    p = subprocess.run([os.path.join(tool, "pi-stats"), "--json", path],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    lt = json.loads(p.stdout)["list_time"]
+    if not dels:
+        good = (not lt["available"] and lt["reason"] ==
+                "the trace has no PI_LIST_DEL records")
+        print("%s %s: no PI_LIST_DEL, pi-stats: not available (%s)"
+              % ("ok" if good else "not ok", name, lt["reason"]))
+        continue
+    bad = []
+    try:
+        start, end, ref = g.replay_list_time(data)
+        straddled = g.straddled_lists(data)
+        if not lt["available"]:
+            bad.append("not available: %s" % lt["reason"])
+        elif sorted(map(int, lt["lists"])) != sorted(ref):
+            bad.append("lists %s, replay %s" % (sorted(lt["lists"]),
+                                               sorted(ref)))
+        for c, want in sorted(ref.items()) if not bad else ():
+            got = lt["lists"][str(c)]
+            if not got["exact"]:
+                if c not in straddled:
+                    bad.append("list %d: %s" % (c, got["reasons"]))
+                continue
+            at = {int(k): v for k, v in got["time_at_length"].items()}
+            if at != want or sum(at.values()) != end - start:
+                bad.append("list %d: %s, replay %s" % (c, at, want))
+        nexact = sum(l["exact"] for l in lt["lists"].values()) if not bad \
+            else 0
+    except ValueError as e:
+        bad.append("replay: %s" % e)
+    print("%s %s: %d PI_LIST_DEL, %d PI_LIST_MOVE: time at each length of "
+          "every list = replay (%d lists exact, %d straddled)"
+          % ("not ok" if bad else "ok", name, dels, moves,
+             0 if bad else nexact, 0 if bad else len(straddled)))
+    for b in bad[:5]:
+        print("# " + b)
+PY
+)
+while IFS= read -r line; do
+    case $line in
+    "ok "*) ok "pi-stats list_time: ${line#ok }" true ;;
+    "not ok "*) ok "pi-stats list_time: ${line#not ok }" false ;;
+    "# "*) printf '%s\n' "$line" ;;
+    esac
+done <<EOF2
+$lt
+EOF2
+ok "pi-stats list_time: at least one harness trace with PI_LIST_DEL and PI_LIST_MOVE checked" \
+    sh -c 'printf "%s\n" "$1" | grep -q "^ok .*[1-9][0-9]* PI_LIST_DEL, [1-9][0-9]* PI_LIST_MOVE"' - "$lt"
+
 # The quick run (replays, stress) of both builds: every check is the
 # harness's own, so it must hold where pi.c's ASSERT()s are compiled out.
 for b in pi-harness pi-harness-ndebug; do
