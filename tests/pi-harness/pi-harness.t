@@ -6,8 +6,10 @@
 # *.xentrace traces), checks the bound's behaviour on them (limits from the
 # documented formula, list lengths, spills, over-limit adds, lost wakeups,
 # invariant violations, record counts; no timings: those are `make bench`'s),
-# reads a trace with the tree's xenalyze, runs the quick run (quick.sh) of
-# the builds with and without -DNDEBUG, then the ThreadSanitizer and
+# reads a trace with the tree's xenalyze, checks pi-stats' time at each
+# list length on the replay traces against an independent replay, runs
+# the quick run (quick.sh) of the builds with and without -DNDEBUG, then
+# the ThreadSanitizer and
 # AddressSanitizer+UBSan builds.  The mutants are mutants.t's.
 #
 #   TREE      the patched tree (default build/xen)
