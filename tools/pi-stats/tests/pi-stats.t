@@ -2285,6 +2285,40 @@ def list_time_text_report():
 
 
 @test
+def list_time_many_lists_worst_rows():
+    data = g.pi_sim(6, ncpu=20, nevents=2000, hotplug=0)
+    path = write('lt-many.bin', data)
+    js, _ = run_json([path])
+    lists = js['list_time']['lists']
+    eq(len(lists), 20, 'lists')
+    worst = sorted(lists, key=lambda c: (-lists[c]['mean'],
+                                         -lists[c]['max'], int(c)))
+    for args, n in (([], 8), (['--top', '3'], 3), (['--all'], 20)):
+        rc, out, _ = run(args + [path])
+        sec = out[out.index('@list_time'):out.index('  longest ')]
+        rows = re.findall(r'^ +(\d+) +\d+\.\d{3} ', sec, re.M)
+        eq(rows, sorted(worst[:n], key=int), '%r: the worst by mean, in '
+           'pCPU order' % args)
+        more = '  (%d more lists not shown: the %d worst by mean length; ' \
+            '--all shows every one)\n' % (20 - n, n)
+        eq(more in sec, n < 20, '%r: the note' % args)
+
+
+@test
+def list_time_moves_away_capped():
+    # 4097 moves away from list 0: more than are kept
+    n = 4097
+    recs = [g.pi_add(10 + i, 1, i, 0, 0, i + 1, 0) for i in range(n)]
+    recs += [g.pi_move(100000 + i, 1, i, 0, 1, i + 1) for i in range(n)]
+    recs.append(g.pi_del(200000, 1, 0, 1, n - 1))
+    js, _ = run_json([write('lt-cap.bin', g.window(0, recs))])
+    lt = js['list_time']['lists']
+    eq((lt['0']['exact'], lt['0']['reasons']), (False, [
+        'more than 4096 moves away from the list']), 'list 0')
+    eq(lt['1']['exact'], True, 'list 1')
+
+
+@test
 def list_time_not_available_without_del_or_with_lost():
     want = 'the trace has no PI_LIST_DEL records'
     for path in (real('rtds-8cpu.xentrace'), real('credit2-hvm-8cpu.xentrace'),
