@@ -114,15 +114,13 @@ static void moves_see(struct pis_lt_list *l, uint64_t tsc, uint32_t b,
 }
 
 /* A change of list cpu at tsc from length b to a. */
-static void change(struct pis_lt *lt, uint32_t cpu, const struct pis_rec *rec,
-                   uint64_t b, uint64_t a)
+static PIS_ALWAYS_INLINE void change_in(struct pis_lt *lt,
+                                         struct pis_lt_list *l, int has_tsc,
+                                         uint64_t t, uint64_t b, uint64_t a)
 {
-    struct pis_lt_list *l = list_of(lt, cpu);
-    uint64_t t = rec->tsc;
-
     if (!l || l->bad)
         return;
-    if (!rec->has_tsc) {
+    if (!has_tsc) {
         l->bad |= PIS_LT_BAD_NO_TSC;
         return;
     }
@@ -141,6 +139,12 @@ static void change(struct pis_lt *lt, uint32_t cpu, const struct pis_rec *rec,
     l->changes++;
     if (l->nmv)
         moves_see(l, t, (uint32_t)b, (uint32_t)a);
+}
+
+static void change(struct pis_lt *lt, uint32_t cpu, const struct pis_rec *rec,
+                   uint64_t b, uint64_t a)
+{
+    change_in(lt, list_of(lt, cpu), rec->has_tsc, rec->tsc, b, a);
 }
 
 /* A move away from list cpu at the record's TSC: kept for the end, with
@@ -244,14 +248,50 @@ void pis_lt_record(struct pis_lt **ltp, const struct pis_rec *rec,
     }
 }
 
+/* The adds, removals and wakeups of a group in loops of their own: the
+ * same as pis_lt_record on each, the list of a group's wakeups found
+ * once. */
 void pis_lt_group(struct pis_lt **ltp, const struct pis_group *g,
                   const unsigned char *cpu_filter)
 {
+    struct pis_lt *lt = *ltp;
+    struct pis_lt_list *own = NULL;
     struct pis_rec rec;
+    int sw = g->swapped;
 
+    if (!lt && !(lt = *ltp = calloc(1, sizeof(*lt))))
+        return;
+    if (g->event == PI_EVT_WAKEUP &&
+        (!allowed(cpu_filter, g->cpu) || !(own = list_of(lt, g->cpu))))
+        return;
     for (uint32_t k = 0; k < g->n; k++) {
-        pis_group_rec(g, k, &rec);
-        pis_lt_record(ltp, &rec, cpu_filter);
+        const unsigned char *at = g->p + g->q[k];
+        uint32_t h = pis_ld32o(at, sw), cpu;
+        unsigned nw = (h >> TRC_EXTRA_SHIFT) & TRC_EXTRA_MASK;
+        int has_tsc = (h & TRC_TSC_FLAG) != 0;
+        const unsigned char *d = at + (has_tsc ? 12 : 4);
+        uint64_t t = has_tsc ? pis_ldtsc(at + 4, sw) : 0, len;
+
+        switch (g->event) {
+        case PI_EVT_WAKEUP:     /* walked, woken */
+            if (nw < 3)
+                break;
+            len = pis_ld32o(d, sw);
+            change_in(lt, own, has_tsc, t, len, len - pis_ld32o(d + 4, sw));
+            break;
+        case PI_EVT_LIST_ADD:   /* list_pcpu in word 1, length after */
+            if (nw < 4)
+                break;
+            cpu = pis_ld32o(d + 4, sw) & 0xffffu;
+            len = pis_ld32o(d + 8, sw);
+            if (cpu < PIS_MAX_CPUS && allowed(cpu_filter, cpu))
+                change_in(lt, list_of(lt, cpu), has_tsc, t, len - 1, len);
+            break;
+        default:
+            pis_group_rec(g, k, &rec);
+            pis_lt_record(ltp, &rec, cpu_filter);
+            break;
+        }
     }
 }
 
