@@ -257,7 +257,6 @@ void pis_lt_group(struct pis_lt **ltp, const struct pis_group *g,
     struct pis_lt *lt = *ltp;
     struct pis_lt_list *own = NULL;
     struct pis_rec rec;
-    int sw = g->swapped;
 
     if (!lt && !(lt = *ltp = calloc(1, sizeof(*lt))))
         return;
@@ -265,30 +264,28 @@ void pis_lt_group(struct pis_lt **ltp, const struct pis_group *g,
         (!allowed(cpu_filter, g->cpu) || !(own = list_of(lt, g->cpu))))
         return;
     for (uint32_t k = 0; k < g->n; k++) {
-        const unsigned char *at = g->p + g->q[k];
-        uint32_t h = pis_ld32o(at, sw), cpu;
-        unsigned nw = (h >> TRC_EXTRA_SHIFT) & TRC_EXTRA_MASK;
-        int has_tsc = (h & TRC_TSC_FLAG) != 0;
-        const unsigned char *d = at + (has_tsc ? 12 : 4);
-        uint64_t t = has_tsc ? pis_ldtsc(at + 4, sw) : 0, len;
+        uint64_t len;
+        uint32_t cpu;
 
+        pis_group_rec(g, k, &rec);
         switch (g->event) {
         case PI_EVT_WAKEUP:     /* walked, woken */
-            if (nw < 3)
+            if (rec.nwords < 3)
                 break;
-            len = pis_ld32o(d, sw);
-            change_in(lt, own, has_tsc, t, len, len - pis_ld32o(d + 4, sw));
+            len = pis_rec_w(&rec, 0);
+            change_in(lt, own, rec.has_tsc, rec.tsc, len,
+                      len - pis_rec_w(&rec, 1));
             break;
         case PI_EVT_LIST_ADD:   /* list_pcpu in word 1, length after */
-            if (nw < 4)
+            if (rec.nwords < 4)
                 break;
-            cpu = pis_ld32o(d + 4, sw) & 0xffffu;
-            len = pis_ld32o(d + 8, sw);
+            cpu = pis_rec_w(&rec, 1) & 0xffffu;
+            len = pis_rec_w(&rec, 2);
             if (cpu < PIS_MAX_CPUS && allowed(cpu_filter, cpu))
-                change_in(lt, list_of(lt, cpu), has_tsc, t, len - 1, len);
+                change_in(lt, list_of(lt, cpu), rec.has_tsc, rec.tsc,
+                          len - 1, len);
             break;
         default:
-            pis_group_rec(g, k, &rec);
             pis_lt_record(ltp, &rec, cpu_filter);
             break;
         }

@@ -385,20 +385,14 @@ static void wakeups(struct pis_pi *p, const struct pis_group *g)
 {
     struct pis_hist *walked = NULL, *cycles = NULL;
     uint64_t n = 0, woken = 0, no_tsc = 0;
-    int sw = g->swapped, oom = 0;
+    struct pis_rec rec;
+    int oom = 0;
 
     for (uint32_t k = 0; k < g->n; k++) {
-        const unsigned char *at = g->p + g->q[k];
-        uint32_t h = pis_ld32o(at, sw);
-        unsigned nw = (h >> TRC_EXTRA_SHIFT) & TRC_EXTRA_MASK;
-        int has_tsc = (h & TRC_TSC_FLAG) != 0;
-        const unsigned char *d = at + (has_tsc ? 12 : 4);
-        uint64_t tsc = has_tsc ? pis_ldtsc(at + 4, sw) : 0;
-        uint64_t off = g->base + g->q[k];
-
-        no_tsc += !has_tsc;
-        if (nw < 3) {
-            malformed(p, off, g->event, nw, 3, 0);
+        pis_group_rec(g, k, &rec);
+        no_tsc += !rec.has_tsc;
+        if (rec.nwords < 3) {
+            malformed(p, rec.offset, rec.event, rec.nwords, 3, 0);
             continue;
         }
         if (!cycles) {          /* the first: the stores made */
@@ -408,11 +402,11 @@ static void wakeups(struct pis_pi *p, const struct pis_group *g)
                 break;          /* out of memory: said in p->oom */
         }
         n++;
-        woken += pis_ld32o(d + 4, sw);
-        oom |= pis_hist_add1(walked, pis_ld32o(d, sw), has_tsc, tsc, off,
-                             p->file);
-        oom |= pis_hist_add1(cycles, pis_ld32o(d + 8, sw), has_tsc, tsc, off,
-                             p->file);
+        woken += pis_rec_w(&rec, 1);
+        oom |= pis_hist_add1(walked, pis_rec_w(&rec, 0), rec.has_tsc, rec.tsc,
+                             rec.offset, p->file);
+        oom |= pis_hist_add1(cycles, pis_rec_w(&rec, 2), rec.has_tsc, rec.tsc,
+                             rec.offset, p->file);
     }
     p->c.wakeup += n;
     p->c.woken += woken;
@@ -427,39 +421,34 @@ static void list_adds(struct pis_pi *p, const struct pis_group *g)
 {
     struct pis_hist *own = NULL;
     uint64_t n = 0, spilled = 0, unbounded = 0, over = 0, no_tsc = 0;
-    int sw = g->swapped, oom = 0;
+    struct pis_longest *l = &p->longest;
+    struct pis_rec rec;
+    int oom = 0;
 
     for (uint32_t k = 0; k < g->n; k++) {
-        const unsigned char *at = g->p + g->q[k];
-        uint32_t h = pis_ld32o(at, sw);
-        unsigned nw = (h >> TRC_EXTRA_SHIFT) & TRC_EXTRA_MASK;
-        int has_tsc = (h & TRC_TSC_FLAG) != 0;
-        const unsigned char *d = at + (has_tsc ? 12 : 4);
-        uint64_t tsc = has_tsc ? pis_ldtsc(at + 4, sw) : 0;
-        uint64_t off = g->base + g->q[k];
         uint32_t w0, home, list, len, limit;
         struct pis_hist *lh;
-        struct pis_longest *l = &p->longest;
 
-        no_tsc += !has_tsc;
-        if (nw < 4) {
-            malformed(p, off, g->event, nw, 4, 0);
+        pis_group_rec(g, k, &rec);
+        no_tsc += !rec.has_tsc;
+        if (rec.nwords < 4) {
+            malformed(p, rec.offset, rec.event, rec.nwords, 4, 0);
             continue;
         }
-        w0 = pis_ld32o(d, sw);
-        home = pis_ld32o(d + 4, sw) >> 16;
-        list = pis_ld32o(d + 4, sw) & 0xffffu;
-        len = pis_ld32o(d + 8, sw);
-        limit = pis_ld32o(d + 12, sw);
+        w0 = pis_rec_w(&rec, 0);
+        home = pis_rec_w(&rec, 1) >> 16;
+        list = pis_rec_w(&rec, 1) & 0xffffu;
+        len = pis_rec_w(&rec, 2);
+        limit = pis_rec_w(&rec, 3);
         if (list >= PIS_MAX_CPUS) {
-            malformed(p, off, g->event, 4, 4, list);
+            malformed(p, rec.offset, rec.event, 4, 4, list);
             continue;
         }
         n++;
         spilled += home != list;
         unbounded += limit == 0;
         over += (limit != 0) & (len > limit);
-        oom |= pis_hist_add1(&p->limits, limit, 0, 0, off, p->file);
+        oom |= pis_hist_add1(&p->limits, limit, 0, 0, rec.offset, p->file);
         if (list != g->cpu)
             lh = hist_of(p, PIS_M_LIST_LEN, list);
         else if (!own)
@@ -468,11 +457,13 @@ static void list_adds(struct pis_pi *p, const struct pis_group *g)
             lh = own;
         if (!lh)
             continue;
-        oom |= pis_hist_add1(lh, len, has_tsc, tsc, off, p->file);
-        if (!l->set || len > l->len || (len == l->len && off < l->offset)) {
+        oom |= pis_hist_add1(lh, len, rec.has_tsc, rec.tsc, rec.offset,
+                             p->file);
+        if (!l->set || len > l->len ||
+            (len == l->len && rec.offset < l->offset)) {
             l->set = 1;
             l->len = len;
-            l->offset = off;
+            l->offset = rec.offset;
             l->file = p->file;
             l->cpu = list;
             l->dom = w0 >> 16;
