@@ -368,7 +368,6 @@ static PIS_ALWAYS_INLINE int walk_one(struct pis_reader *r, struct walker *wk,
     /* held without a branch: group 0 takes the others, and never grows */
     r->gq[g * PIS_GROUP + r->gn[g]] = (uint32_t)q;
     r->gn[g] += g != 0;
-    r->ng += g != 0;
     wk->by_class[cls]++;
     if (h & TRC_TSC_FLAG) {
         if (back) {
@@ -387,7 +386,7 @@ static PIS_ALWAYS_INLINE int walk_one(struct pis_reader *r, struct walker *wk,
     if (code & LK_LOOK)
         look(r, p + q, h, tsc, wk->cpu, wk->base + q, code, sw);
     wk->q = q + sz;
-    if (r->ng == PIS_GROUP)
+    if (!(wk->nrec & (PIS_GROUP - 1)))     /* at most PIS_GROUP held */
         group_flush(r, wk, sw);
     return 1;
 }
@@ -415,7 +414,6 @@ static void group_flush(struct pis_reader *r, const struct walker *wk,
             }
     }
     memset(r->gn, 0, sizeof(r->gn));
-    r->ng = 0;
 }
 
 /* Walk the rest of a window. */
@@ -427,8 +425,7 @@ static PIS_ALWAYS_INLINE void walk_rest(struct pis_reader *r,
         have = wk->size;
     while (wk->q < have && walk_one(r, wk, have, sw, whole))
         ;
-    if (r->ng)
-        group_flush(r, wk, sw);
+    group_flush(r, wk, sw);
     if (wk->w.end == WALK_OK && have < wk->size)
         wk->w.end = WALK_SHORT;
     wk->w.stop = wk->q;

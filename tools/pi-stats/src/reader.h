@@ -127,10 +127,9 @@ struct pis_reader {
     unsigned nwant;
     /* Records of grouped events not yet passed on: group s (1..nwant,
      * the want_evt index + 1) holds gn[s] offsets in the window being
-     * walked at gq + s * PIS_GROUP; ng of them in all. */
+     * walked at gq + s * PIS_GROUP. */
     uint32_t *gq;
     uint32_t gn[PIS_WANT_MAX + 1];
-    uint32_t ng;
     uint32_t hash_mul;
     uint32_t lk_evt[PIS_LOOKUP];
     unsigned char lk_code[PIS_LOOKUP];
