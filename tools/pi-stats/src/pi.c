@@ -161,23 +161,30 @@ void pis_pi_interval_reset(struct pis_pi *p)
 }
 
 /* A list length of list pCPU cpu after domain dom's vCPU vcpu joined it. */
-static void list_sample(struct pis_pi *p, uint32_t cpu, uint64_t len,
-                        uint32_t dom, uint32_t vcpu, const struct pis_rec *rec)
+/* The longest list so far, unless this sample (at offset) of list cpu is:
+ * the first in the input, whatever the order samples come in. */
+static PIS_ALWAYS_INLINE void longest_note(struct pis_pi *p, uint32_t cpu,
+                                           uint64_t len, uint32_t dom,
+                                           uint32_t vcpu, uint64_t offset)
 {
     struct pis_longest *l = &p->longest;
 
-    sample(p, PIS_M_LIST_LEN, cpu, len, rec, rec->tsc);
-    /* the first in the input, whatever the order samples come in */
-    if (!l->set || len > l->len ||
-        (len == l->len && rec->offset < l->offset)) {
+    if (!l->set || len > l->len || (len == l->len && offset < l->offset)) {
         l->set = 1;
         l->len = len;
-        l->offset = rec->offset;
+        l->offset = offset;
         l->file = p->file;
         l->cpu = cpu;
         l->dom = dom;
         l->vcpu = vcpu;
     }
+}
+
+static void list_sample(struct pis_pi *p, uint32_t cpu, uint64_t len,
+                        uint32_t dom, uint32_t vcpu, const struct pis_rec *rec)
+{
+    sample(p, PIS_M_LIST_LEN, cpu, len, rec, rec->tsc);
+    longest_note(p, cpu, len, dom, vcpu, rec->offset);
 }
 
 /* A list length for the domain/vCPU of --by (not PIS_BY_PCPU). */
@@ -195,31 +202,46 @@ static void owner_sample(struct pis_pi *p, uint32_t dom, uint32_t vcpu,
     w->spilled += spilled != 0;
 }
 
+/* The list pCPU in word w of rec (masked), or -1 when the record is
+ * malformed (fewer than need words, or a pCPU beyond 4095: counted and
+ * warned about) or its list is outside --cpu (counted). */
+static PIS_ALWAYS_INLINE int rec_list(struct pis_pi *p,
+                                      const struct pis_rec *rec, unsigned need,
+                                      unsigned w, uint32_t mask)
+{
+    uint32_t cpu;
+
+    if (rec->nwords < need) {
+        malformed(p, rec->offset, rec->event, rec->nwords, need, 0);
+        return -1;
+    }
+    cpu = pis_rec_w(rec, w) & mask;
+    if (cpu >= PIS_MAX_CPUS) {
+        malformed(p, rec->offset, rec->event, need, need, cpu);
+        return -1;
+    }
+    if (!allowed(p, cpu)) {
+        p->c.filtered_out++;
+        return -1;
+    }
+    return (int)cpu;
+}
+
 static PIS_ALWAYS_INLINE void list_add(struct pis_pi *p,
                                         const struct pis_rec *rec)
 {
-    uint32_t home, list, len, limit;
+    int list = rec_list(p, rec, 4, 1, 0xffffu);
+    uint32_t home, len, limit;
 
-    if (rec->nwords < 4) {
-        malformed(p, rec->offset, rec->event, rec->nwords, 4, 0);
+    if (list < 0)
         return;
-    }
     home = pis_rec_w(rec, 1) >> 16;
-    list = pis_rec_w(rec, 1) & 0xffffu;
     len = pis_rec_w(rec, 2);
     limit = pis_rec_w(rec, 3);
-    if (list >= PIS_MAX_CPUS) {
-        malformed(p, rec->offset, rec->event, 4, 4, list);
-        return;
-    }
-    if (!allowed(p, list)) {
-        p->c.filtered_out++;
-        return;
-    }
     /* counted without branches: limits of 0 and of N come in any order,
      * a branch on them would be mispredicted half the time */
     p->c.list_add++;
-    p->c.spilled_adds += home != list;
+    p->c.spilled_adds += home != (uint32_t)list;
     p->c.unbounded_adds += limit == 0;
     p->c.over_limit_adds += (limit != 0) & (len > limit);
     if (pis_hist_add1(&p->limits, limit, 0, 0, rec->offset, p->file))
@@ -228,7 +250,7 @@ static PIS_ALWAYS_INLINE void list_add(struct pis_pi *p,
                 pis_rec_w(rec, 0) & 0xffffu, rec);
     if (p->by != PIS_BY_PCPU)
         owner_sample(p, pis_rec_w(rec, 0) >> 16, pis_rec_w(rec, 0) & 0xffffu,
-                     len, home != list, rec);
+                     len, home != (uint32_t)list, rec);
 }
 
 /* A list length in word 3 for the list of the pCPU in word 2
@@ -236,21 +258,11 @@ static PIS_ALWAYS_INLINE void list_add(struct pis_pi *p,
 static void list_in_word2(struct pis_pi *p, const struct pis_rec *rec,
                           uint64_t *n)
 {
-    uint32_t pcpu, dom, vcpu;
+    int pcpu = rec_list(p, rec, 4, 2, UINT32_MAX);
+    uint32_t dom, vcpu;
 
-    if (rec->nwords < 4) {
-        malformed(p, rec->offset, rec->event, rec->nwords, 4, 0);
+    if (pcpu < 0)
         return;
-    }
-    pcpu = pis_rec_w(rec, 2);
-    if (pcpu >= PIS_MAX_CPUS) {
-        malformed(p, rec->offset, rec->event, 4, 4, pcpu);
-        return;
-    }
-    if (!allowed(p, pcpu)) {
-        p->c.filtered_out++;
-        return;
-    }
     (*n)++;
     if (rec->event == PI_EVT_OLD_BLOCK) {   /* domid, vcpu */
         dom = pis_rec_w(rec, 0);
@@ -284,22 +296,8 @@ static PIS_ALWAYS_INLINE void wakeup(struct pis_pi *p,
 /* PI_LIST_DEL: counted (the lengths are listtime.c's). */
 static void list_del(struct pis_pi *p, const struct pis_rec *rec)
 {
-    uint32_t list;
-
-    if (rec->nwords < 3) {
-        malformed(p, rec->offset, rec->event, rec->nwords, 3, 0);
-        return;
-    }
-    list = pis_rec_w(rec, 1);
-    if (list >= PIS_MAX_CPUS) {
-        malformed(p, rec->offset, rec->event, 3, 3, list);
-        return;
-    }
-    if (!allowed(p, list)) {
-        p->c.filtered_out++;
-        return;
-    }
-    p->c.list_del++;
+    if (rec_list(p, rec, 3, 1, UINT32_MAX) >= 0)
+        p->c.list_del++;
 }
 
 static void old_start(struct pis_pi *p, const struct pis_rec *rec)
@@ -421,7 +419,6 @@ static void list_adds(struct pis_pi *p, const struct pis_group *g)
 {
     struct pis_hist *own = NULL;
     uint64_t n = 0, spilled = 0, unbounded = 0, over = 0, no_tsc = 0;
-    struct pis_longest *l = &p->longest;
     struct pis_rec rec;
     int oom = 0;
 
@@ -459,16 +456,7 @@ static void list_adds(struct pis_pi *p, const struct pis_group *g)
             continue;
         oom |= pis_hist_add1(lh, len, rec.has_tsc, rec.tsc, rec.offset,
                              p->file);
-        if (!l->set || len > l->len ||
-            (len == l->len && rec.offset < l->offset)) {
-            l->set = 1;
-            l->len = len;
-            l->offset = rec.offset;
-            l->file = p->file;
-            l->cpu = list;
-            l->dom = w0 >> 16;
-            l->vcpu = w0 & 0xffffu;
-        }
+        longest_note(p, list, len, w0 >> 16, w0 & 0xffffu, rec.offset);
     }
     p->c.list_add += n;
     p->c.spilled_adds += spilled;
