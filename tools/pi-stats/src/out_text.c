@@ -161,6 +161,31 @@ static int worse_p99(const void *a, const void *b)
     return worse(a, b);
 }
 
+/* The k worst rows of t[0..n) by cmp first, in that order, the others
+ * after them in any order: with thousands of rows, of which a table shows
+ * a few, one pass that keeps the worst k so far, not a sort. */
+static void worst_first(struct trow *t, size_t n, size_t k,
+                        int (*cmp)(const void *, const void *))
+{
+    if (k > n / 8) {
+        qsort(t, n, sizeof(*t), cmp);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t j = i < k ? i : k;   /* t[0..j): the worst so far, sorted */
+        struct trow x = t[i];
+
+        if (j == k) {
+            if (!k || cmp(&x, &t[k - 1]) >= 0)
+                continue;
+            t[i] = t[--j];          /* the k-th worst drops out */
+        }
+        for (; j > 0 && cmp(&x, &t[j - 1]) < 0; j--)
+            t[j] = t[j - 1];
+        t[j] = x;
+    }
+}
+
 /* The rows of metric m's table, in id order; NULL when out of memory
  * (or *n = 0 and a non-NULL pointer when there are none). */
 static struct trow *table_rows(const struct pis_report *r,
@@ -226,12 +251,12 @@ static int table(FILE *f, const struct pis_report *r, enum pis_metric_id m,
     for (size_t i = 0; i < n; i++)
         if ((int)strlen(t[i].label) > width)
             width = (int)strlen(t[i].label);
-    qsort(t, n, sizeof(*t), worse);
     shown = n;
     if (o->top && o->top < n)
         shown = o->top;
     else if (!o->top && !o->all && n > MANY_ROWS)
         shown = WORST_ROWS;
+    worst_first(t, n, shown, worse);
     fprintf(f, "\n  %*s %10s %10s %10s %10s %10s %10s %10s%s  max at%s\n",
             width, head, "n", "min",
             "p50", "p90", "p99", "p99.9", "max",
@@ -476,7 +501,7 @@ static int worst(const struct pis_report *r, enum pis_metric_id m,
                  struct trow *by_p99, struct worked *w)
 {
     struct trow *t;
-    size_t n;
+    size_t n, mx = 0, p99 = 0;
     int rc;
 
     if (pis_pi_total(&r->pi, m, &w->total) ||
@@ -490,16 +515,20 @@ static int worst(const struct pis_report *r, enum pis_metric_id m,
     if (!(t = table_rows(r, m, 0, &n)))
         return -1;
     rc = n ? 1 : 0;
-    qsort(t, n, sizeof(*t), worse);
-    if (n)
-        *by_max = t[0];
+    for (size_t i = 1; i < n; i++) {
+        if (worse(&t[i], &t[mx]) < 0)
+            mx = i;
+        if (worse_p99(&t[i], &t[p99]) < 0)
+            p99 = i;
+    }
     for (size_t i = 0; i < n; i++)
         if (t[i].s.max == all->max && t[i].s.max_file == all->max_file &&
             t[i].s.max_offset == all->max_offset)
-            *by_max = t[i];
-    qsort(t, n, sizeof(*t), worse_p99);
-    if (n)
-        *by_p99 = t[0];
+            mx = i;
+    if (n) {
+        *by_max = t[mx];
+        *by_p99 = t[p99];
+    }
     w->t = t;
     w->n = n;
     return rc;

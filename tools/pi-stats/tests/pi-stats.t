@@ -882,22 +882,28 @@ def summary_line_first_and_equal_to_json():
         eq(m.group(8, 9, 10, 11, 12, 13, 14),
            (fmt(wc['max']), 'us' if hz else 'cycles (no clock)', cpu, at,
             fmt(p99), 'us' if hz else 'cycles', p99cpu), 'wakeup figures')
-    # tables: worst first, 8 rows of 64, then the total; --all: 64
-    for args, rows in (([], 8), (['--all'], 64)):
+    # every table (list lengths, wakeup cycles, entries walked): worst
+    # first, 8 rows of 64, the worst 8 of all 64 (--all), then the total
+    tables = {}
+    for args, rows in ((['--all'], 64), ([], 8)):
         rc, out, err = run(args + [path])
         lines = out.splitlines()
-        head = lines.index(next(l for l in lines if 'max at' in l))
-        table = []
-        for line in lines[head + 1:]:
-            f = line.split()
-            if not f or not f[0].isdigit():
-                break
-            table.append((-int(f[7]), -int(f[5]), int(f[0])))
-        eq(len(table), rows, 'rows with %r' % args)
-        eq(table, sorted(table), 'worst first (max, p99, id)')
-        check(rows == 64 or lines[head + 1 + rows].startswith(
-            '  (56 more rows not shown: the 8 worst by max, then p99; '
-            '--all shows every one)'), lines[head + 1 + rows])
+        heads = [i for i, l in enumerate(lines) if 'max at' in l]
+        eq(len(heads), 3, 'three tables with %r' % args)
+        for k, head in enumerate(heads):
+            table = []
+            for line in lines[head + 1:]:
+                f = line.split()
+                if not f or not f[0].isdigit():
+                    break
+                table.append((-float(f[7]), -float(f[5]), int(f[0])))
+            eq(len(table), rows, 'rows with %r' % args)
+            eq(table, sorted(table), 'worst first (max, p99, id)')
+            tables[rows, k] = table
+            eq(table, tables[64, k][:rows], 'the worst rows of all')
+            check(rows == 64 or lines[head + 1 + rows].startswith(
+                '  (56 more rows not shown: the 8 worst by max, then p99; '
+                '--all shows every one)'), lines[head + 1 + rows])
 
 
 # ------------------------------------------------------- bad input
