@@ -7,6 +7,8 @@
 #   (c) a PI-heavy generated trace of PI_MB
 #   (d) the same PI records (PCPU_MB, windows of 4 KB) spread over 4 and
 #       over 4096 pCPUs: whole process, text and JSON, and peak RSS
+#   (e) a trace with PI_LIST_DEL records (consistent list lengths) of
+#       DEL_MB: list lengths over time worked out; how many lists exact
 #   peak RSS of pi-stats on an RSS_MB PI-heavy trace
 # Wall time per whole-process run, spawn to exit, measured by bench/timeit.c
 # (no shell or date(1) inside the timed interval), each run after an
@@ -35,6 +37,7 @@ PI_MB=${PI_MB:-256}
 RSS_MB=${RSS_MB:-1024}
 PCPU_MB=${PCPU_MB:-30}
 RUNS_D=${RUNS_D:-5}
+DEL_MB=${DEL_MB:-256}
 work=$BUILD/bench
 mkdir -p "$work"
 
@@ -196,6 +199,21 @@ if [ "$PCPU_MB" -gt 0 ]; then
             "$(peak_rss "$PI_STATS" -q "${opt[@]}" "$work/pcpus-4.xentrace")" \
             "$(peak_rss "$PI_STATS" -q "${opt[@]}" "$work/pcpus-4096.xentrace")"
     done
+fi
+
+if [ "$DEL_MB" -gt 0 ]; then
+    del=$work/pidel-${DEL_MB}M.xentrace
+    [ -f "$del" ] || "$GENPI" --del "$del" "$DEL_MB" 64 >/dev/null || exit 1
+    bench e "$del" "$RUNS_BIG"
+    "$PI_STATS" --json "$del" | python3 -c '
+import json, sys
+lt = json.load(sys.stdin)["list_time"]
+if not lt["available"]:
+    print("  list_time: not available:", lt["reason"])
+else:
+    ls = lt["lists"].values()
+    print("  list_time: %d of %d lists exact, %d changes" % (
+        sum(l["exact"] for l in ls), len(ls), sum(l["changes"] for l in ls)))'
 fi
 
 if [ "$RSS_MB" -gt 0 ]; then
