@@ -86,11 +86,16 @@ def created(conf, case, boots):
     return d, None if rc is None else rc.strip(), txt, b
 
 
+def not_run(b):
+    """The verdict on a case whose boot ended before it."""
+    return False, b['error'] or 'not run (dom0 stopped before it)'
+
+
 def judge_bad(conf, case, boots):
     c = case['name']
     d, rc, txt, b = created(conf, case, boots)
     if rc is None:
-        return False, b['error'] or 'not run (dom0 stopped before it)'
+        return not_run(b)
     lst = read(os.path.join(d, c + '.xl-list.txt'), '')
     write(os.path.join(conf['out'], c + '.log'), '# xl create /e2e/cases/%s.cfg: exit %s\n%s# xl list afterwards\n%s'
           % (c, rc, txt, lst))
@@ -125,7 +130,7 @@ def judge_move(conf, case, boots):
     c, out = case['name'], conf['out']
     d, rc, txt, b = created(conf, case, boots)
     if rc is None:
-        return False, b['error'] or 'not run (dom0 stopped before it)'
+        return not_run(b)
     if rc != '0':
         return False, 'xl create exited %s: %s' % (rc, first_error(txt))
     console = (read(os.path.join(d, c + '.console')) or '').replace('\r', '')
@@ -220,7 +225,7 @@ def judge_domctl(conf, case, boots):
     c = case['name']
     d, rc, txt, b = created(conf, case, boots)
     if rc is None:
-        return False, b['error'] or 'not run (dom0 stopped before it)'
+        return not_run(b)
     got = read(os.path.join(d, c + '.steps.txt'), '')
     write(os.path.join(conf['out'], c + '.log'), '# xl create -p: exit %s\n%s# apic-ids steps\n%s' % (rc, txt, got))
     if rc != '0':
