@@ -151,14 +151,26 @@ static void diag(struct pis_reader *r, enum pis_diag_kind kind,
 }
 
 /* A window header we would accept: returns NULL, or why not. */
+/* Whether the 12 bytes at p are a sound window header in byte order sw
+ * (*cpu, *size: what it says): the test of header_problem without the
+ * message, for the scans that try every byte. */
+static int header_ok(const unsigned char *p, int sw, uint32_t *cpu,
+                     uint32_t *size)
+{
+    *cpu = pis_ld32o(p + 4, sw);
+    *size = pis_ld32o(p + 8, sw);
+    return pis_ld32o(p, sw) == TRC_CPU_CHANGE_HDR && *cpu < PIS_MAX_CPUS &&
+           *size != 0 && !(*size & 3u) && *size <= PIS_MAX_WINDOW;
+}
+
 static const char *header_problem(const unsigned char *p, int sw,
                                   uint32_t *cpu, uint32_t *size)
 {
     static char why[96];
     uint32_t h = pis_ld32o(p, sw);
 
-    *cpu = pis_ld32o(p + 4, sw);
-    *size = pis_ld32o(p + 8, sw);
+    if (header_ok(p, sw, cpu, size))
+        return NULL;
     if (h != TRC_CPU_CHANGE_HDR) {
         snprintf(why, sizeof(why), "word 0x%08x where a window header "
                  "(CPU_CHANGE 0x%08x) belongs", h, TRC_CPU_CHANGE_HDR);
@@ -524,7 +536,7 @@ static size_t step_resync(struct pis_reader *r, const unsigned char *buf,
         if (!hit)
             break;
         k = (size_t)(hit - buf);
-        if (!header_problem(buf + k, r->swapped, &cpu, &size)) {
+        if (header_ok(buf + k, r->swapped, &cpu, &size)) {
             struct walk w;
             if (k > 0) {            /* skip up to the candidate first */
                 r->st.corrupt_bytes += k;
@@ -610,14 +622,15 @@ static size_t step_window(struct pis_reader *r, const unsigned char *buf,
 
 /* Offset of the first window header without a problem in buf's first
  * PIS_LEAD_MAX + 12 bytes, in either byte order (*sw says which), or len. */
-static size_t first_header(const unsigned char *buf, size_t len, int *sw)
+static size_t first_header(const unsigned char *buf, size_t len,
+                           size_t from, int *sw)
 {
     size_t end = len < PIS_LEAD_MAX + 12 ? len : PIS_LEAD_MAX + 12;
     uint32_t cpu, size;
 
-    for (size_t k = 0; k + 12 <= end; k++)
+    for (size_t k = from; k + 12 <= end; k++)
         for (int o = 0; o < 2; o++)
-            if (!header_problem(buf + k, o, &cpu, &size)) {
+            if (header_ok(buf + k, o, &cpu, &size)) {
                 *sw = o;
                 return k;
             }
@@ -655,9 +668,11 @@ size_t pis_reader_step(struct pis_reader *r, const unsigned char *buf,
         } else {
             /* cut mid-record: the first sound window header in either
              * byte order decides it, and the resync walks from there */
-            size_t k = first_header(buf, len, &r->swapped);
-            if (k == len && !eof && len < PIS_LEAD_MAX + 12)
-                return 0;
+            size_t k = first_header(buf, len, r->lead_from, &r->swapped);
+            if (k == len && !eof && len < PIS_LEAD_MAX + 12) {
+                r->lead_from = len > 11 ? len - 11 : 0;
+                return 0;       /* searched: every start up to there */
+            }
             if (k == len) {
                 r->fatal = 1;
                 diag(r, PIS_DIAG_NOT_TRACE, 0, "not a xentrace file: first "

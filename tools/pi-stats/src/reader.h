@@ -146,6 +146,9 @@ struct pis_reader {
     /* resynchronisation state */
     int resync;
     int lead;                   /* resync from byte 0: no window yet */
+    size_t lead_from;           /* no window header starts before this
+                                 * byte of an input that does not start
+                                 * with one (searched while it came) */
     uint64_t resync_start;
     char resync_why[160];
 };

@@ -201,9 +201,10 @@ def unit_reader_every_truncation_and_chunking_of_real_prefixes():
                          '6000' if sanitized else '24000'),
                         ('credit2-hvm-8cpu.xentrace',
                          '5000' if sanitized else '12000')):
+        # a timeout: a reader gone quadratic would take hours
         p = subprocess.run([os.path.join(UNIT, 'test_reader'), real(name),
                             limit], stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT)
+                           stderr=subprocess.STDOUT, timeout=600)
         out = p.stdout.decode()
         check(p.returncode == 0, 'test_reader %s failed:\n%s' % (
             name, out[-3000:]))

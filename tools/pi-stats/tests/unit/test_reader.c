@@ -1,6 +1,8 @@
 /* test_reader.c - the reader on every truncation of a real trace prefix,
  * and fed in small chunks (the streaming path), checked against an
- * independent walk of the same bytes.  Usage: test_reader TRACE [BYTES] */
+ * independent walk of the same bytes; the same prefix after a lead of
+ * bytes that hold no window header, whole and in chunks.
+ * Usage: test_reader TRACE [BYTES] */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -187,6 +189,33 @@ int main(int argc, char **argv)
         run(data, prefix - 5, 0, &ref, &dg, &fatal);
         run(data, prefix - 5, 7, &st, &dg, &fatal);
         CHECK(memcmp(&st, &ref, sizeof(st)) == 0, "chunked truncation");
+    }
+
+    /* an input cut inside a record: 256 KiB with no window header in
+     * either byte order, then the trace, read in chunks of 7 bytes.  The
+     * reader looks for the first header in the bytes that came since it
+     * last looked, not from byte 0 again each time (then this took hours:
+     * each look tried every byte of what had come). */
+    {
+        size_t lead = 256u << 10, n = lead + prefix;
+        unsigned char *cut = calloc(n, 1);
+        struct pis_read_stats ref, st;
+        struct diags dg;
+        int fatal, fatal_ref;
+
+        if (!cut)
+            return 1;
+        memcpy(cut + lead, data, prefix);
+        run(cut, n, 0, &ref, &dg, &fatal_ref);
+        run(cut, n, 7, &st, &dg, &fatal);
+        CHECK(!fatal_ref && ref.lead_bytes == lead && ref.bytes == n,
+              "cut input read whole: lead %llu of %zu",
+              (unsigned long long)ref.lead_bytes, lead);
+        CHECK(!fatal && memcmp(&st, &ref, sizeof(st)) == 0,
+              "cut input in chunks of 7: as whole (records %llu vs %llu)",
+              (unsigned long long)st.records,
+              (unsigned long long)ref.records);
+        free(cut);
     }
     return TAP_DONE();
 }
