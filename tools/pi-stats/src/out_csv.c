@@ -7,12 +7,21 @@
  * high and the statistics: "entries", "us" (wakeup_cycles with a clock)
  * or "cycles"; "tsc" and "byte" for max_tsc and max_offset; empty for the
  * trace rows.  Histograms merge by summing bucket rows with equal
- * (metric, cpu, low, high, unit). */
+ * (metric, cpu, low, high, unit).
+ *
+ * Metric "list_time" (listtime.h): "available" (1 or 0) for the input;
+ * per list (cpu: its pCPU) "exact" (1 or 0), "changes", "moves_away" and
+ * "duration", and when exact "mean", "p50", "p99", "max", "at_max" (the
+ * time at max) and a "time_at" row per length held: the length in low
+ * (high: the next), its time in value.  Times are in unit "cycles", or
+ * "us" with a clock, as wakeup_cycles; lengths in "entries".  The same
+ * for cpu "all": the exact lists, "lists" their number. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "buckets.h"
+#include "listtime.h"
 #include "output.h"
 
 static void cstr(FILE *f, const char *s)
@@ -93,6 +102,77 @@ static int stats(FILE *f, const char *in, enum pis_metric_id m,
     return 0;
 }
 
+/* A value with decimals (the time-weighted mean). */
+static void fline(FILE *f, const char *in, const char *cpu, const char *kind,
+                  double v, const char *unit)
+{
+    cstr(f, in);
+    fprintf(f, ",list_time,%s,%s,,,%.6f,%s\n", cpu, kind, v, unit);
+}
+
+/* list_time's figures of sums at[0..cap) over duration dur. */
+static void lt_figures(FILE *f, const char *in, const char *cpu,
+                       const uint64_t *at, uint32_t cap, uint64_t dur,
+                       double hz)
+{
+    const char *unit = hz > 0 ? "us" : "cycles";
+    struct pis_lt_summary s;
+
+    pis_lt_summarize(at, cap, dur, &s);
+    line(f, in, "list_time", cpu, "duration", 1, dur, hz, unit);
+    fline(f, in, cpu, "mean", s.mean, "entries");
+    line(f, in, "list_time", cpu, "p50", dur != 0, s.p50, 0, "entries");
+    line(f, in, "list_time", cpu, "p99", dur != 0, s.p99, 0, "entries");
+    line(f, in, "list_time", cpu, "max", dur != 0, s.max, 0, "entries");
+    line(f, in, "list_time", cpu, "at_max", dur != 0, s.at_max, hz, unit);
+    for (uint32_t i = 0; i < cap; i++) {
+        char t[32];
+        if (!at[i])
+            continue;
+        pis_fmt_time(t, sizeof(t), at[i], hz);
+        cstr(f, in);
+        fprintf(f, ",list_time,%s,time_at,%u,%u,%s,%s\n", cpu, i, i + 1, t,
+                unit);
+    }
+}
+
+/* The list_time rows of r (see the top of this file). */
+static void list_time(FILE *f, const struct pis_report *r,
+                      const struct pis_out_opts *o)
+{
+    const struct pis_lt *lt = r->pi.lt;
+    uint64_t *at, dur;
+    uint32_t cap;
+    unsigned n;
+
+    line(f, r->name, "list_time", "all", "available", 1,
+         lt && lt->available, 0, "");
+    if (!lt || !lt->available)
+        return;
+    for (unsigned c = 0; c < PIS_MAX_CPUS; c++) {
+        const struct pis_lt_list *l = lt->list[c];
+        char cpu[12];
+        if (!l)
+            continue;
+        snprintf(cpu, sizeof(cpu), "%u", c);
+        line(f, r->name, "list_time", cpu, "exact", 1, !l->bad, 0, "");
+        line(f, r->name, "list_time", cpu, "changes", 1, l->changes, 0, "");
+        line(f, r->name, "list_time", cpu, "moves_away", 1, l->moves_away,
+             0, "");
+        if (l->bad)
+            line(f, r->name, "list_time", cpu, "duration", 1, l->duration,
+                 o->clock_hz, o->clock_hz > 0 ? "us" : "cycles");
+        else
+            lt_figures(f, r->name, cpu, l->at, l->cap, l->duration,
+                       o->clock_hz);
+    }
+    if (!(at = pis_lt_total(lt, &cap, &dur, &n)))
+        return;
+    line(f, r->name, "list_time", "all", "lists", 1, n, 0, "");
+    lt_figures(f, r->name, "all", at, cap, dur, o->clock_hz);
+    free(at);
+}
+
 /* --by domain|vcpu: list_length rows per owner (cpu column "d1" or
  * "d1v0"), each with a "spilled" row. */
 static int by_owner(FILE *f, const struct pis_report *r,
@@ -163,6 +243,8 @@ static int one(FILE *f, const struct pis_report *r,
             return -1;
         }
         pis_hist_free(&total);
+        if (m == PIS_M_LIST_LEN)
+            list_time(f, r, o);
     }
     return 0;
 }

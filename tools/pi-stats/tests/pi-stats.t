@@ -5,7 +5,7 @@ or `prove tools/pi-stats/tests/pi-stats.t` (it builds what it needs).
 Environment: PI_STATS (binary), PI_STATS_UNIT (unit test dir), XENALYZE,
 TRACES (dir of the real dumps), BUILD (scratch dir, git-ignored).
 """
-import json, math, os, re, shutil, stat, struct, subprocess, sys, tempfile, time
+import csv, io, json, math, os, re, shutil, stat, struct, subprocess, sys, tempfile, time
 import traceback
 import xml.etree.ElementTree as ET
 
@@ -2256,6 +2256,77 @@ def list_time_cpu_filter_range_and_merge():
            (e2 - s2) * (c in r2), 'merged duration %d' % c)
     rc, out, _ = run([path, write('lt-g.bin', other)])
     check('each list over the inputs where its length changed' in out, out)
+
+
+def lt_csv(out, path):
+    """The list_time rows of a CSV report of path: {cpu: {kind: value}},
+    time_at rows as {length: value} under 'time_at', and the units."""
+    lists, units = {}, set()
+    for r in csv.reader(io.StringIO(out)):
+        if r[:2] != [path, 'list_time']:
+            continue
+        row = lists.setdefault(r[2], {})
+        if r[3] == 'time_at':
+            eq(int(r[5]), int(r[4]) + 1, 'time_at: high is the next length')
+            row.setdefault('time_at', {})[int(r[4])] = r[6]
+        else:
+            row[r[3]] = r[6]
+        units.add((r[3], r[7]))
+    return lists, units
+
+
+@test
+def list_time_csv_equals_json():
+    # lists exact and not (moves away straddled), with and without a clock
+    data = g.pi_sim(2, hotplug=150, flush=5)
+    path = write('lt-csv.bin', data)
+    js, _ = run_json([path])
+    lt = js['list_time']
+    check(not all(l['exact'] for l in lt['lists'].values()), 'a list '
+          'not exact')
+    for hz in (None, 1e9):
+        clock = ['--tsc-hz', '%.0f' % hz] if hz else []
+        tm = (lambda c: '%.3f' % (c / hz * 1e6)) if hz else str
+        rc, out, err = run(['--csv'] + clock + [path])
+        eq(rc, 0, 'csv: ' + err)
+        got, units = lt_csv(out, path)
+        eq(got.pop('all').get('available'), '1', 'available')
+        want_all = lt['total']
+        for c, l in lt['lists'].items():
+            row = got.pop(c)
+            eq((row['exact'], row['changes'], row['moves_away'],
+                row['duration']),
+               ('1' if l['exact'] else '0', str(l['changes']),
+                str(l['moves_away']), tm(l['duration_cycles'])),
+               'list %s' % c)
+            if not l['exact']:
+                eq(sorted(row), ['changes', 'duration', 'exact',
+                                 'moves_away'], 'list %s: no figures' % c)
+                continue
+            at = {int(k): v for k, v in l['time_at_length'].items()}
+            eq(row['time_at'], {k: tm(v) for k, v in at.items()},
+               'list %s: time at each length' % c)
+            eq((float(row['mean']), row['p50'], row['p99'], row['max'],
+                row['at_max']),
+               (round(l['mean'], 6), str(l['p50']), str(l['p99']),
+                str(l['max']), tm(at[l['max']])), 'list %s figures' % c)
+        eq(got, {}, 'no other lists')
+        rc, out, _ = run(['--csv'] + clock + [path])
+        total = lt_csv(out, path)[0]['all']
+        eq((total['lists'], total['duration'], total['max']),
+           (str(want_all['lists']), tm(want_all['duration_cycles']),
+            str(want_all['max'])), 'total')
+        eq(total['time_at'], {int(k): tm(v) for k, v in
+                              want_all['time_at_length'].items()},
+           'total: time at each length')
+        unit = 'us' if hz else 'cycles'
+        eq({u for k, u in units if k in ('duration', 'at_max', 'time_at')},
+           {unit}, 'time unit')
+        eq({u for k, u in units if k in ('mean', 'p50', 'p99', 'max')},
+           {'entries'}, 'length unit')
+    rc, out, _ = run(['--csv', real('rtds-8cpu.xentrace')])
+    eq(lt_csv(out, real('rtds-8cpu.xentrace'))[0],
+       {'all': {'available': '0'}}, 'not available: one row')
 
 
 @test
