@@ -1,9 +1,11 @@
 /* out_compare.c - --compare BEFORE AFTER: per metric, both sides'
- * count, p50, p90, p99, p99.9 and max and the ratio after/before, and the
+ * count, p50, p90, p99, p99.9 and max and the ratio after/before; the
+ * time-weighted list lengths of the exact lists (list_time); and the
  * spilled and over-limit adds.  Text and JSON. */
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include "listtime.h"
 #include "output.h"
 #include "version.h"
 
@@ -58,6 +60,44 @@ static void counters(const struct pis_report *const r[2],
     }
 }
 
+/* list_time of all exact lists of r: 1 with *s and *n, or 0 when it is
+ * not available or no list is exact. */
+static int lt_of(const struct pis_report *r, struct pis_lt_summary *s,
+                 unsigned *n)
+{
+    const struct pis_lt *lt = r->pi.lt;
+    uint64_t *at, dur;
+    uint32_t cap;
+
+    if (!lt || !lt->available ||
+        !(at = pis_lt_total(lt, &cap, &dur, n)))
+        return 0;
+    pis_lt_summarize(at, cap, dur, s);
+    free(at);
+    return 1;
+}
+
+/* list_time's columns: lists, mean, p50, p99, max. */
+#define NLT 5
+static const char *const lt_name[NLT] = {
+    "lists", "mean", "p50", "p99", "max",
+};
+
+static int lt_cols(const struct pis_report *r, double v[NLT])
+{
+    struct pis_lt_summary s;
+    unsigned n;
+
+    if (!lt_of(r, &s, &n))
+        return 0;
+    v[0] = n;
+    v[1] = s.mean;
+    v[2] = (double)s.p50;
+    v[3] = (double)s.p99;
+    v[4] = (double)s.max;
+    return 1;
+}
+
 static void text_val(FILE *f, uint64_t v, double hz)
 {
     if (hz > 0)
@@ -74,6 +114,39 @@ static void text_ratio(FILE *f, uint64_t before, uint64_t after)
         fprintf(f, " %11.3f", (double)after / (double)before);
     else
         fprintf(f, " %11s", "-");
+}
+
+/* The list_time table: both sides and the ratio, "-" where a side has
+ * no exact list (or list_time is not available). */
+static void lt_text(FILE *f, const struct pis_report *const r[2])
+{
+    double v[2][NLT];
+    int has[2];
+
+    fprintf(f, "\n  %-14s %-7s", "list_time", "");
+    for (int k = 0; k < NLT; k++)
+        fprintf(f, " %11s", lt_name[k]);
+    fputc('\n', f);
+    for (int i = 0; i < 2; i++) {
+        has[i] = lt_cols(r[i], v[i]);
+        fprintf(f, "  %-14s %-7s", i ? "(exact lists)" : "",
+                i ? "after" : "before");
+        for (int k = 0; k < NLT; k++)
+            if (!has[i])
+                fprintf(f, " %11s", "-");
+            else if (k == 1)
+                fprintf(f, " %11.3f", v[i][k]);
+            else
+                fprintf(f, " %11.0f", v[i][k]);
+        fputc('\n', f);
+    }
+    fprintf(f, "  %-14s %-7s", "", "ratio");
+    for (int k = 0; k < NLT; k++)
+        if (has[0] && has[1] && v[0][k] > 0)
+            fprintf(f, " %11.3f", v[1][k] / v[0][k]);
+        else
+            fprintf(f, " %11s", "-");
+    fputc('\n', f);
 }
 
 static int text(FILE *f, const struct pis_report *const r[2],
@@ -112,6 +185,7 @@ static int text(FILE *f, const struct pis_report *const r[2],
             text_ratio(f, both || !k ? v[0][k] : 0, v[1][k]);
         fputc('\n', f);
     }
+    lt_text(f, r);
     counters(r, c);
     fprintf(f, "\n  %-16s %11s %11s %11s\n", "adds", "before", "after",
             "ratio");
@@ -130,6 +204,36 @@ static void json_ratio(FILE *f, uint64_t before, uint64_t after)
         fprintf(f, "%.6g", (double)after / (double)before);
     else
         fprintf(f, "null");
+}
+
+/* "list_time": {"before": {lists, mean, p50, p99, max} or null, "after":
+ * the same, "ratio": each after / before, or null}. */
+static void lt_json(FILE *f, const struct pis_report *const r[2])
+{
+    double v[2][NLT];
+    int has[2];
+
+    fprintf(f, ",\"list_time\":{");
+    for (int i = 0; i < 2; i++) {
+        fprintf(f, "%s\"%s\":", i ? "," : "", i ? "after" : "before");
+        if (!(has[i] = lt_cols(r[i], v[i]))) {
+            fprintf(f, "null");
+            continue;
+        }
+        for (int k = 0; k < NLT; k++)
+            fprintf(f, k == 1 ? "%s\"%s\":%.6f" : "%s\"%s\":%.0f",
+                    k ? "," : "{", lt_name[k], v[i][k]);
+        fputc('}', f);
+    }
+    fprintf(f, ",\"ratio\":");
+    for (int k = 0; k < NLT; k++) {
+        fprintf(f, "%s\"%s\":", k ? "," : "{", lt_name[k]);
+        if (has[0] && has[1] && v[0][k] > 0)
+            fprintf(f, "%.6g", v[1][k] / v[0][k]);
+        else
+            fprintf(f, "null");
+    }
+    fprintf(f, "}}");
 }
 
 static int json(FILE *f, const struct pis_report *const r[2],
@@ -173,6 +277,7 @@ static int json(FILE *f, const struct pis_report *const r[2],
         }
         fprintf(f, "}}");
     }
+    lt_json(f, r);
     counters(r, c);
     for (int k = 0; k < 3; k++) {
         fprintf(f, ",\"%s\":{\"before\":%" PRIu64 ",\"after\":%" PRIu64

@@ -2010,6 +2010,45 @@ def compare_before_after():
     eq(out, '', 'no half report')
 
 
+@test
+def compare_list_time():
+    """The time-weighted lengths of both sides' exact lists (each side's
+    own list_time total) and their ratios; none where not available."""
+    b = write('lt-before.bin', g.pi_sim(1, hotplug=150))
+    a = write('lt-after.bin', g.pi_sim(2, hotplug=150))
+    side = []
+    for path in (b, a):
+        t = run_json([path])[0]['list_time']['total']
+        side.append({'lists': t['lists'], 'mean': t['mean'], 'p50': t['p50'],
+                     'p99': t['p99'], 'max': t['max']})
+    check(side[0] != side[1], 'the sides differ: %r' % side)
+    js, _ = run_json(['--compare', b, a])
+    lt = js['list_time']
+    eq((lt['before'], lt['after']), tuple(side), 'both sides')
+    for k, v in lt['ratio'].items():
+        # the means are printed to 6 decimals, their ratio from the sums
+        want = side[1][k] / side[0][k]
+        check(abs(v - want) <= 1e-5 * want, 'ratio of %s: %r, want %r' % (
+            k, v, want))
+    rc, out, err = run(['--compare', b, a])
+    eq(rc, 0, 'text rc: ' + err)
+    rows = [ln.split() for ln in out.splitlines()]
+    check(['before'] + ['%.3f' % side[0][k] if k == 'mean' else
+                        str(side[0][k]) for k in
+                        ('lists', 'mean', 'p50', 'p99', 'max')] in rows, out)
+    check(['ratio'] + ['%.3f' % (side[1][k] / side[0][k]) for k in
+                       ('lists', 'mean', 'p50', 'p99', 'max')] in rows, out)
+    # a side without PI_LIST_DEL records: that side and the ratios empty
+    js, _ = run_json(['--compare', b, real('rtds-8cpu.xentrace')])
+    eq(js['list_time'], {'before': side[0], 'after': None,
+                         'ratio': dict.fromkeys(('lists', 'mean', 'p50',
+                                                 'p99', 'max'))},
+       'after not available')
+    rc, out, _ = run(['--compare', b, real('rtds-8cpu.xentrace')])
+    check(['(exact', 'lists)', 'after', '-', '-', '-', '-', '-'] in
+          [ln.split() for ln in out.splitlines()], out)
+
+
 # ------------------------------------------------------- --since/--until
 def range_trace():
     """pCPU 1's window first in the file (its first add, TSC 5000, is the
