@@ -150,7 +150,6 @@ static void diag(struct pis_reader *r, enum pis_diag_kind kind,
     r->on_diag(r->ctx, kind, off, msg);
 }
 
-/* A window header we would accept: returns NULL, or why not. */
 /* Whether the 12 bytes at p are a sound window header in byte order sw
  * (*cpu, *size: what it says): the test of header_problem without the
  * message, for the scans that try every byte. */
@@ -163,6 +162,7 @@ static int header_ok(const unsigned char *p, int sw, uint32_t *cpu,
            *size != 0 && !(*size & 3u) && *size <= PIS_MAX_WINDOW;
 }
 
+/* A window header we would accept: returns NULL, or why not. */
 static const char *header_problem(const unsigned char *p, int sw,
                                   uint32_t *cpu, uint32_t *size)
 {
@@ -621,7 +621,8 @@ static size_t step_window(struct pis_reader *r, const unsigned char *buf,
 }
 
 /* Offset of the first window header without a problem in buf's first
- * PIS_LEAD_MAX + 12 bytes, in either byte order (*sw says which), or len. */
+ * PIS_LEAD_MAX + 12 bytes, in either byte order (*sw says which), or len;
+ * none starts before from. */
 static size_t first_header(const unsigned char *buf, size_t len,
                            size_t from, int *sw)
 {
