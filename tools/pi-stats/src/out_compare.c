@@ -60,36 +60,26 @@ static void counters(const struct pis_report *const r[2],
     }
 }
 
-/* list_time of all exact lists of r: 1 with *s and *n, or 0 when it is
- * not available or no list is exact. */
-static int lt_of(const struct pis_report *r, struct pis_lt_summary *s,
-                 unsigned *n)
-{
-    const struct pis_lt *lt = r->pi.lt;
-    uint64_t *at, dur;
-    uint32_t cap;
-
-    if (!lt || !lt->available ||
-        !(at = pis_lt_total(lt, &cap, &dur, n)))
-        return 0;
-    pis_lt_summarize(at, cap, dur, s);
-    free(at);
-    return 1;
-}
-
 /* list_time's columns: lists, mean, p50, p99, max. */
 #define NLT 5
 static const char *const lt_name[NLT] = {
     "lists", "mean", "p50", "p99", "max",
 };
 
+/* v[] of all exact lists of r: 1, or 0 when list_time is not available
+ * or no list is exact. */
 static int lt_cols(const struct pis_report *r, double v[NLT])
 {
+    const struct pis_lt *lt = r->pi.lt;
     struct pis_lt_summary s;
+    uint64_t *at, dur;
+    uint32_t cap;
     unsigned n;
 
-    if (!lt_of(r, &s, &n))
+    if (!lt || !lt->available || !(at = pis_lt_total(lt, &cap, &dur, &n)))
         return 0;
+    pis_lt_summarize(at, cap, dur, &s);
+    free(at);
     v[0] = n;
     v[1] = s.mean;
     v[2] = (double)s.p50;

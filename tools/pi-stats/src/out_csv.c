@@ -110,12 +110,12 @@ static void fline(FILE *f, const char *in, const char *cpu, const char *kind,
     fprintf(f, ",list_time,%s,%s,,,%.6f,%s\n", cpu, kind, v, unit);
 }
 
-/* list_time's figures of sums at[0..cap) over duration dur. */
+/* list_time's figures of sums at[0..cap) over duration dur; times in
+ * unit (cycles, or us with clock hz). */
 static void lt_figures(FILE *f, const char *in, const char *cpu,
                        const uint64_t *at, uint32_t cap, uint64_t dur,
-                       double hz)
+                       double hz, const char *unit)
 {
-    const char *unit = hz > 0 ? "us" : "cycles";
     struct pis_lt_summary s;
 
     pis_lt_summarize(at, cap, dur, &s);
@@ -141,6 +141,8 @@ static void list_time(FILE *f, const struct pis_report *r,
                       const struct pis_out_opts *o)
 {
     const struct pis_lt *lt = r->pi.lt;
+    double hz = o->clock_hz;
+    const char *unit = hz > 0 ? "us" : "cycles";
     uint64_t *at, dur;
     uint32_t cap;
     unsigned n;
@@ -161,15 +163,15 @@ static void list_time(FILE *f, const struct pis_report *r,
              0, "");
         if (l->bad)
             line(f, r->name, "list_time", cpu, "duration", 1, l->duration,
-                 o->clock_hz, o->clock_hz > 0 ? "us" : "cycles");
+                 hz, unit);
         else
-            lt_figures(f, r->name, cpu, l->at, l->cap, l->duration,
-                       o->clock_hz);
+            lt_figures(f, r->name, cpu, l->at, l->cap, l->duration, hz,
+                       unit);
     }
     if (!(at = pis_lt_total(lt, &cap, &dur, &n)))
         return;
     line(f, r->name, "list_time", "all", "lists", 1, n, 0, "");
-    lt_figures(f, r->name, "all", at, cap, dur, o->clock_hz);
+    lt_figures(f, r->name, "all", at, cap, dur, hz, unit);
     free(at);
 }
 

@@ -160,7 +160,6 @@ void pis_pi_interval_reset(struct pis_pi *p)
     p->iv->wakeup = p->c.wakeup;
 }
 
-/* A list length of list pCPU cpu after domain dom's vCPU vcpu joined it. */
 /* The longest list so far, unless this sample (at offset) of list cpu is:
  * the first in the input, whatever the order samples come in. */
 static PIS_ALWAYS_INLINE void longest_note(struct pis_pi *p, uint32_t cpu,
@@ -180,6 +179,7 @@ static PIS_ALWAYS_INLINE void longest_note(struct pis_pi *p, uint32_t cpu,
     }
 }
 
+/* A list length of list pCPU cpu after domain dom's vCPU vcpu joined it. */
 static void list_sample(struct pis_pi *p, uint32_t cpu, uint64_t len,
                         uint32_t dom, uint32_t vcpu, const struct pis_rec *rec)
 {
